@@ -1,0 +1,95 @@
+"""Config validation: defaults, unknown keys, wrong values, unknown tasks, README table."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from skillneurons.config import ConfigError, load_schema, markdown_table, validate_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_defaults_are_filled_from_the_schema():
+    config = validate_config({})
+    assert config["seed"] == 42
+    assert config["data"]["dev_fraction"] == 0.2
+    assert config["synthetic"]["label_noise"] == 0.03
+    assert len(config["tasks"]) == 7
+
+
+def test_misspelled_key_is_named_with_the_allowed_ones():
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) 'dev_fractoin' under 'data'"):
+        validate_config({"data": {"dev_fractoin": 0.3}})
+    with pytest.raises(ConfigError, match="'taks' at the top level; allowed keys: .*tasks"):
+        validate_config({"taks": ["syn_sst2"]})
+
+
+def test_wrong_value_names_its_key():
+    with pytest.raises(ConfigError, match="config key 'synthetic.train_size'"):
+        validate_config({"synthetic": {"train_size": "many"}})
+    with pytest.raises(ConfigError, match="config key 'data.dev_fraction'"):
+        validate_config({"data": {"dev_fraction": 1.5}})
+
+
+def test_unknown_task_lists_known_tasks():
+    with pytest.raises(
+        ConfigError, match="task 'syn_sst3' is not defined; known tasks: .*syn_sst2"
+    ):
+        validate_config({"tasks": ["syn_sst3"]})
+
+
+def test_unknown_model_lists_known_models():
+    with pytest.raises(
+        ConfigError, match="model 'minilm6' is not defined; known models: .*minilm"
+    ):
+        validate_config({"models": ["minilm6"]})
+
+
+def test_label_words_must_match_the_label_count():
+    with pytest.raises(ConfigError, match="'label_words.syn_tweet': 2 words for 3 labels"):
+        validate_config({"label_words": {"syn_tweet": ["bad", "good"]}})
+
+
+def test_user_task_definition_is_accepted(tmp_path):
+    config = validate_config(
+        {
+            "tasks": ["mine"],
+            "task_definitions": {
+                "mine": {"path": "x.csv", "text_columns": ["t"], "label_names": ["a", "b"]}
+            },
+        }
+    )
+    assert config["tasks"] == ["mine"]
+
+
+def leaves(schema, prefix=""):
+    for key, sub in schema.get("properties", {}).items():
+        if "properties" in sub:
+            yield from leaves(sub, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", sub
+
+
+def test_every_key_has_a_description_and_a_default():
+    missing = [
+        key
+        for key, sub in leaves(load_schema())
+        if "description" not in sub or "default" not in sub
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    "path", ["config.yaml", *sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))]
+)
+def test_shipped_configs_validate(path):
+    file = ROOT / path if path == "config.yaml" else ROOT / "configs" / path
+    validate_config(yaml.safe_load(file.read_text()))
+
+
+def test_readme_config_table_matches_the_schema():
+    readme = (ROOT / "README.md").read_text()
+    begin, end = "<!-- config-table:begin -->\n", "<!-- config-table:end -->"
+    table = readme.split(begin, 1)[1].split(end, 1)[0]
+    assert table == markdown_table(), "regenerate with: python -m skillneurons.config"

@@ -1,0 +1,79 @@
+"""Atomic writes, metadata round trips, results tables and job logs."""
+
+import logging
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+import torch
+
+from skillneurons.io import (
+    atomic_path,
+    read_metadata,
+    read_tensor_metadata,
+    read_tensors,
+    stable_hash,
+    write_frame,
+    write_table,
+    write_tensors,
+)
+from skillneurons.prompt_tuning import prompt_tuning_table
+from skillneurons.runlog import job_log
+
+
+def test_a_failed_write_leaves_no_file(tmp_path):
+    target = tmp_path / "out.parquet"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("killed")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_table_metadata_round_trip(tmp_path):
+    path = tmp_path / "t.parquet"
+    write_table(path, pa.table({"x": [1, 2]}), {"label_names": ["a", "b"], "seed": 3})
+    assert read_metadata(path) == {"label_names": ["a", "b"], "seed": 3}
+
+
+def test_tensor_files_are_byte_identical_for_equal_content(tmp_path):
+    tensors = {"prompts": torch.arange(6.0).reshape(2, 3)}
+    meta = {"task": "x", "label_words": ["a", "b"], "seed": 1, "layout": "l"}
+    write_tensors(tmp_path / "a.safetensors", tensors, meta)
+    write_tensors(tmp_path / "b.safetensors", tensors, dict(reversed(meta.items())))
+    assert (tmp_path / "a.safetensors").read_bytes() == (tmp_path / "b.safetensors").read_bytes()
+    assert torch.equal(read_tensors(tmp_path / "a.safetensors")["prompts"], tensors["prompts"])
+    assert read_tensor_metadata(tmp_path / "a.safetensors") == meta
+
+
+def test_stable_hash_ignores_key_order():
+    assert stable_hash({"a": 1, "b": [1, 2]}) == stable_hash({"b": [1, 2], "a": 1})
+    assert stable_hash({"a": 1}) != stable_hash({"a": 2})
+
+
+def test_prompt_tuning_table_mean_and_sample_std(tmp_path):
+    metrics = [
+        {"task": "t1", "trial": 0, "test_accuracy": 0.8, "test_majority_rate": 0.5},
+        {"task": "t1", "trial": 1, "test_accuracy": 0.9, "test_majority_rate": 0.5},
+        {"task": "t2", "trial": 0, "test_accuracy": 0.6, "test_majority_rate": 0.4},
+    ]
+    table = prompt_tuning_table(metrics)
+    assert table["task"].tolist() == ["t1", "t2"]
+    assert table["mean"].tolist() == pytest.approx([0.85, 0.6])
+    assert table["std"].tolist() == pytest.approx([0.0707107, 0.0])
+    assert table["accuracy"].tolist() == ["85.0 ± 7.1", "60.0 ± 0.0"]
+    write_frame(tmp_path / "t.csv", tmp_path / "t.md", table, "A-T1")
+    assert pd.read_csv(tmp_path / "t.csv")["trials"].tolist() == [2, 1]
+    lines = (tmp_path / "t.md").read_text().splitlines()
+    assert lines[0] == "# A-T1" and lines[2].startswith("| task | trials | mean")
+    assert lines[4] == "| t1 | 2 | 0.8500 | 0.0707 | 0.8000 | 0.5000 | 85.0 ± 7.1 |"
+
+
+def test_job_log_names_rule_wildcards_and_cause(tmp_path):
+    log = tmp_path / "logs/job.log"
+    with pytest.raises(ValueError), job_log(str(log), "split", {"task": "syn_sst2"}):
+        logging.getLogger("skillneurons").info("working")
+        raise ValueError("labels outside the declared set")
+    text = log.read_text()
+    assert "rule split started (task=syn_sst2)" in text
+    assert "rule split failed (task=syn_sst2): ValueError: labels outside the declared set" in text
+    assert "Traceback" in text

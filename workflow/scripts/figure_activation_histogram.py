@@ -1,0 +1,21 @@
+"""Rule figure_activation_histogram: Figure A-F1, the top skill neuron's activation on
+dev samples by label, with its baseline (paper A, Figure 1)."""
+
+import pandas as pd
+
+from skillneurons.figures import activation_histogram, save_figure
+from skillneurons.io import read_tensors
+from skillneurons.runlog import job_log
+from skillneurons.skill_neurons import cell_name, neuron_values, top_cell
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs = snakemake.input
+    cell = top_cell(pd.read_parquet(inputs.ranking))
+    values = neuron_values(inputs.dev_dump, [cell]).rename(columns={cell_name(cell): "activation"})
+    baseline = float(read_tensors(inputs.baseline)["prompt"][cell])
+    title = (
+        f"A-F1: {snakemake.params.task}, top neuron (layer {cell[0]}, neuron {cell[2]}, "
+        f"prompt token {cell[1] + 1}), dev, trial 0"
+    )
+    figure = activation_histogram(values, baseline, snakemake.params.label_names, title)
+    save_figure(figure, snakemake.output.png, snakemake.output.pdf)

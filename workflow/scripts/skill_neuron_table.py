@@ -1,0 +1,16 @@
+"""Rule skill_neuron_table: Table A-T1, prompt tuning vs the top skill neuron(s), test
+accuracy mean ± std over trials (paper A, Table 1)."""
+
+from skillneurons.io import read_json, write_frame
+from skillneurons.runlog import job_log
+from skillneurons.skill_neurons import read_trial_results, skill_neuron_table
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    table = skill_neuron_table(
+        [read_json(path) for path in snakemake.input.prompt_metrics],
+        read_trial_results(snakemake.input.neuron_results),
+    )
+    title = (
+        f"A-T1: prompt tuning vs top skill neuron, test accuracy (%), {snakemake.wildcards.model}"
+    )
+    write_frame(snakemake.output.csv, snakemake.output.md, table, title)

@@ -1,0 +1,116 @@
+"""Validation of the pipeline configuration against ``workflow/schemas/config.schema.yaml``.
+
+:func:`validate_config` fills defaults from the schema, rejects unknown keys and
+wrong values with a message that names the key, and checks that every task is
+known. ``python -m skillneurons.config`` prints the configuration table of the
+README from the schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from skillneurons.model_specs import ModelSourceError, resolve_models
+from skillneurons.tasks import TaskError, resolve_tasks
+
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """The configuration does not match the schema; the message names the key."""
+
+
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
+    return yaml.safe_load(Path(path).read_text())
+
+
+def _fill_defaults(config: dict, schema: Mapping) -> None:
+    """Set schema defaults for absent keys, recursively through nested objects."""
+    for key, sub in schema.get("properties", {}).items():
+        if key not in config and "default" in sub:
+            config[key] = copy.deepcopy(sub["default"])
+        if isinstance(config.get(key), dict):
+            _fill_defaults(config[key], sub)
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, Mapping):
+        for key, value in config.items():
+            if key not in schema.get("properties", {}) and isinstance(value, dict):
+                _fill_defaults(value, extra)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(part) for part in error.absolute_path) or "<top level>"
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        unexpected = sorted(set(error.instance) - set(allowed))
+        where = f"under '{path}'" if error.absolute_path else "at the top level"
+        listing = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        return f"unknown config key(s) {', '.join(map(repr, unexpected))} {where}{listing}"
+    return f"config key '{path}': {error.message}"
+
+
+def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
+    """Return a validated copy of ``config`` with every default filled in.
+
+    Raises
+    ------
+    ConfigError
+        naming each offending key (unknown keys, wrong types, out-of-range values)
+        or the unknown task with the list of known ones.
+    """
+    schema = schema or load_schema()
+    checked = copy.deepcopy(dict(config))
+    _fill_defaults(checked, schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(checked), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(map(_describe, errors)))
+    try:
+        tasks = resolve_tasks(checked["tasks"], checked["task_definitions"])
+    except TaskError as error:
+        raise ConfigError(f"config key 'tasks': {error}") from error
+    try:
+        resolve_models(checked["models"], checked["model_definitions"])
+    except ModelSourceError as error:
+        raise ConfigError(f"config key 'models': {error}") from error
+    for task, words in checked["label_words"].items():
+        if task in tasks and len(words) != tasks[task].num_labels:
+            raise ConfigError(
+                f"config key 'label_words.{task}': {len(words)} words for "
+                f"{tasks[task].num_labels} labels {list(tasks[task].label_names)}"
+            )
+    return checked
+
+
+def _rows(schema: Mapping, prefix: str = "") -> list[tuple[str, str, str]]:
+    rows = []
+    for key, sub in schema.get("properties", {}).items():
+        name = f"{prefix}{key}"
+        if "properties" in sub:
+            rows.append((name, "", " ".join(sub.get("description", "").split())))
+            rows.extend(_rows(sub, prefix=f"{name}."))
+            continue
+        default = yaml.safe_dump(sub.get("default"), default_flow_style=True).strip()
+        default = default.removesuffix("...").strip()
+        rows.append((name, default, " ".join(sub.get("description", "").split())))
+    return rows
+
+
+def markdown_table(schema: Mapping | None = None) -> str:
+    """The README's configuration table: key, default, description."""
+    schema = schema or load_schema()
+    lines = ["| key | default | description |", "|---|---|---|"]
+    for key, default, description in _rows(schema):
+        shown = f"`{default}`" if default else ""
+        lines.append(f"| `{key}` | {shown} | {description.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown_table())

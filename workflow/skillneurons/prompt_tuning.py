@@ -1,0 +1,167 @@
+"""Prompt-tuning trials (paper A, §2.1, appendix B) and their files.
+
+``results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors`` holds one
+tensor ``prompts`` ``[l, hidden]`` with JSON metadata (task, model, trial, seed,
+label words and ids, scoring mode, prompt length, layout). ``metrics.json`` next to
+it holds the dev curve, best step, dev and test accuracy, the test majority-class
+rate, label words, seed and the hash of the settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import torch
+
+from skillneurons.io import (
+    read_tensor_metadata,
+    read_tensors,
+    stable_hash,
+    write_json,
+    write_tensors,
+)
+from skillneurons.models import LoadedModel, load_model
+from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
+from skillneurons.training import TrainingSettings, accuracy, train
+from skillneurons.verbalizer import SCORING
+
+
+def encode_frame(loaded: LoadedModel, frame: pd.DataFrame, max_length: int) -> EncodedSplit:
+    """Tokenize a split file's frame (see :mod:`skillneurons.splits`)."""
+    text_b = [b if isinstance(b, str) else None for b in frame["text_b"].tolist()]
+    return encode_split(
+        loaded.tokenizer, frame["text_a"].tolist(), text_b, frame["label"], max_length
+    )
+
+
+def build_classifier(
+    loaded: LoadedModel, label_words: Sequence[str], prompt_length: int, init_std: float, seed: int
+) -> PromptedClassifier:
+    return PromptedClassifier(loaded, label_words, prompt_length, init_std=init_std, seed=seed)
+
+
+def tune_prompts(
+    loaded: LoadedModel,
+    splits: Mapping[str, pd.DataFrame],
+    *,
+    label_words: Sequence[str],
+    settings: Mapping[str, object],
+    seed: int,
+    progress: bool = True,
+) -> tuple[PromptedClassifier, dict]:
+    """Run one prompt-tuning trial; return the tuned classifier and its metrics.
+
+    ``settings`` is the config's ``prompt_tuning`` block; ``seed`` seeds both the
+    prompt initialisation and the data order of this trial.
+    """
+    classifier = build_classifier(
+        loaded, label_words, settings["prompt_length"], settings["init_std"], seed
+    )
+    max_length = int(settings["max_length"])
+    if classifier.max_input_length is not None and max_length > classifier.max_input_length:
+        raise ValueError(
+            f"prompt_tuning.max_length={max_length} plus {classifier.prefix_length} prompt "
+            f"positions exceeds the model's {classifier.backbone.config.max_position_embeddings}"
+            f" positions; lower max_length to at most {classifier.max_input_length}"
+        )
+    encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
+    training = TrainingSettings(
+        learning_rate=settings["learning_rate"],
+        batch_size=settings["batch_size"],
+        eval_batch_size=settings["eval_batch_size"],
+        max_steps=settings["max_steps"],
+        eval_every=settings["eval_every"],
+        patience=settings["patience"],
+        seed=seed,
+    )
+    pad_id = classifier.pad_id
+    result = train(
+        classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
+    )
+    test_labels = encoded["test"].labels
+    metrics = {
+        "label_words": list(label_words),
+        "label_token_ids": classifier.label_ids,
+        "scoring": SCORING[loaded.kind],
+        "prompt_length": classifier.prompt_length,
+        "seed": seed,
+        "dev_curve": result.dev_curve,
+        "best_step": result.best_step,
+        "steps": result.steps,
+        "dev_accuracy": result.best_dev_accuracy,
+        "test_accuracy": accuracy(classifier, encoded["test"], training.eval_batch_size, pad_id),
+        "test_majority_rate": test_labels.bincount().max().item() / len(test_labels),
+        "settings_hash": stable_hash(
+            {"settings": dict(settings), "label_words": list(label_words)}
+        ),
+    }
+    return classifier, metrics
+
+
+def write_prompt(
+    path: str, classifier: PromptedClassifier, metadata: Mapping[str, object]
+) -> None:
+    """Save the soft prompts ``[l, hidden]`` with their metadata as safetensors."""
+    layout = "[MASK] p_1..p_l input" if classifier.masked else "p_1..p_l input"
+    meta = {
+        **metadata,
+        "label_words": classifier.label_words,
+        "label_token_ids": classifier.label_ids,
+        "scoring": SCORING[classifier.kind],
+        "prompt_length": classifier.prompt_length,
+        "layout": layout,
+    }
+    write_tensors(path, classifier.prompt_state(), meta)
+
+
+def load_prompt(classifier: PromptedClassifier, path: str) -> None:
+    """Load tuned prompts from :func:`write_prompt`'s file into ``classifier``."""
+    state = read_tensors(path)
+    if state["prompts"].shape != classifier.prompts.shape:
+        raise ValueError(
+            f"{path}: prompts of shape {tuple(state['prompts'].shape)} do not fit a classifier "
+            f"with {tuple(classifier.prompts.shape)}"
+        )
+    classifier.load_prompt_state({"prompts": state["prompts"].to(classifier.prompts.dtype)})
+
+
+def load_tuned_classifier(
+    model: Mapping[str, object], prompt_path: str, device: torch.device | str = "cpu"
+) -> tuple[LoadedModel, PromptedClassifier]:
+    """Rebuild a prompt-tuned classifier from its model settings and prompt file."""
+    meta = read_tensor_metadata(prompt_path)
+    loaded = load_model(**model)
+    classifier = build_classifier(loaded, meta["label_words"], meta["prompt_length"], 0.03, 0)
+    load_prompt(classifier, prompt_path)
+    return loaded, classifier.to(device)
+
+
+def write_metrics(path: str, metrics: Mapping[str, object]) -> None:
+    write_json(path, metrics)
+
+
+def prompt_tuning_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:
+    """Table A-T1's prompt-tuning column: test accuracy mean ± std over trials per task.
+
+    ``metrics`` are the trials' metrics dicts with ``task`` and ``trial`` keys.
+    Columns: task, trials, mean, std (sample std; 0 for a single trial), min,
+    majority (test majority-class rate), and ``accuracy`` as "mean ± std" in %.
+    """
+    frame = pd.DataFrame(metrics)
+    rows = []
+    for task, group in frame.groupby("task", sort=False):
+        values = torch.tensor(group["test_accuracy"].tolist(), dtype=torch.float64)
+        std = values.std().item() if len(values) > 1 else 0.0
+        rows.append(
+            {
+                "task": task,
+                "trials": len(values),
+                "mean": values.mean().item(),
+                "std": std,
+                "min": values.min().item(),
+                "majority": float(group["test_majority_rate"].iloc[0]),
+                "accuracy": f"{100 * values.mean().item():.1f} ± {100 * std:.1f}",
+            }
+        )
+    return pd.DataFrame(rows)

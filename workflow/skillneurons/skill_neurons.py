@@ -1,0 +1,349 @@
+"""Finding a task's skill neurons from its activation dumps (paper A, §3 and Table 1).
+
+Glue between the dumps (:mod:`skillneurons.activations`) and the predictivity maths
+(:mod:`skillneurons.predictivity`):
+
+- :func:`subtask_groups` turns a task's dev split (and, for three-way tasks, its
+  balanced binary subtasks, §3.2) into the sample groups whose labels predictivity is
+  measured against;
+- :func:`trial_accuracies` streams one dump once and returns Eq. 4's accuracy of
+  every (layer, token, neuron) for every group;
+- :func:`task_predictivities` does so for every trial and every definition of
+  predictivity (Eq. 5-6, appendix G's "mean" and "positive", Figure 3's "Avg."/"Max."
+  input-token baselines);
+- :func:`top_neuron_accuracy` evaluates a trial's top skill neuron on test (Table 1).
+
+Predictivity file ``results/{model}/predictivity/{task}.safetensors``: float32
+``[layers, neurons]`` tensors named ``{definition}/{group}/trial{t}`` for definition
+in :data:`DEFINITIONS` and group ``task`` (binary tasks) or a subtask name, plus int64
+``best_token/{group}/trial{t}`` (Eq. 6's best prompt token).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from skillneurons.activations import iter_activations
+from skillneurons.io import read_tensors, write_table, write_tensors
+from skillneurons.predictivity import (
+    PredictivityAccumulator,
+    combine_trials,
+    neuron_accuracy,
+    neuron_predictivity,
+    neuron_sign,
+    ranking_table,
+)
+
+#: Predictivity definitions stored per trial: the paper's (max over prompt tokens of
+#: max(Acc, 1-Acc)), appendix G's alternatives, and Figure 3's input-token baselines.
+DEFINITIONS = ("max", "mean", "positive", "input_avg", "input_max")
+BINARY_GROUP = "task"
+
+
+@dataclass(frozen=True)
+class SampleGroup:
+    """Dev samples of one binary (sub)task: their ``idx`` and binary labels."""
+
+    idx: np.ndarray
+    labels: np.ndarray
+
+
+def subtask_groups(
+    dev: pd.DataFrame, subtasks: Mapping[str, pd.DataFrame] | None = None
+) -> dict[str, SampleGroup]:
+    """Groups to measure predictivity on: the task itself when binary, else its subtasks.
+
+    ``dev`` is the task's dev split; ``subtasks`` maps subtask name -> that subtask's
+    dev split (whose ``idx`` point into ``dev``), in the order the subtasks take turns.
+    """
+    if subtasks:
+        return {
+            name: SampleGroup(frame["idx"].to_numpy(np.int64), frame["label"].to_numpy(np.int64))
+            for name, frame in subtasks.items()
+        }
+    labels = dev["label"].to_numpy(np.int64)
+    if set(np.unique(labels)) - {0, 1}:
+        raise ValueError("a task with more than two labels needs its binary subtasks")
+    return {BINARY_GROUP: SampleGroup(dev["idx"].to_numpy(np.int64), labels)}
+
+
+def trial_accuracies(
+    dump_path: str, baseline: np.ndarray, groups: Mapping[str, SampleGroup]
+) -> dict[str, np.ndarray]:
+    """Eq. 4 for every group: accuracy ``[layers, tokens, neurons]`` of ``a > a_bsl``.
+
+    Streams the dump's row groups once; rows whose ``idx`` is not in a group are
+    skipped for it, and a group's labels replace the dump's (subtask labels).
+    """
+    accumulators = {name: PredictivityAccumulator(baseline) for name in groups}
+    lookups = {name: pd.Series(group.labels, index=group.idx) for name, group in groups.items()}
+    for batch in iter_activations(dump_path):
+        for name, lookup in lookups.items():
+            member = np.isin(batch.idx, lookup.index.to_numpy())
+            if member.any():
+                labels = lookup.loc[batch.idx[member]].to_numpy()
+                accumulators[name].update(batch.activations[member], labels)
+    for name, accumulator in accumulators.items():
+        expected = len(groups[name].idx)
+        if accumulator.count != expected:
+            raise ValueError(
+                f"{dump_path}: group {name!r} has {expected} dev samples but the dump holds "
+                f"{accumulator.count} of them (raise activations.max_samples?)"
+            )
+    return {name: accumulator.accuracy() for name, accumulator in accumulators.items()}
+
+
+def trial_predictivities(
+    prompt_accuracy: Mapping[str, np.ndarray], input_accuracy: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Every definition's ``[layers, neurons]`` predictivity (and best token) of one trial."""
+    out = {}
+    for group, accuracy in prompt_accuracy.items():
+        for definition in ("max", "mean", "positive"):
+            pred, best = neuron_predictivity(accuracy, definition)
+            out[f"{definition}/{group}"] = pred.astype(np.float32)
+            if definition == "max":
+                out[f"best_token/{group}"] = best.astype(np.int64)
+        avg, top = input_accuracy[group][:, :1], input_accuracy[group][:, 1:]
+        out[f"input_avg/{group}"] = neuron_predictivity(avg, "max")[0].astype(np.float32)
+        out[f"input_max/{group}"] = neuron_predictivity(top, "max")[0].astype(np.float32)
+    return out
+
+
+def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
+    """The most frequent best token over trials, ``[layers, neurons]`` (ties: lowest)."""
+    counts = np.zeros((*best_tokens[0].shape, tokens), dtype=np.int64)
+    for best in best_tokens:
+        np.put_along_axis(
+            counts, best[..., None], np.take_along_axis(counts, best[..., None], -1) + 1, -1
+        )
+    return counts.argmax(axis=-1)
+
+
+def task_ranking(
+    per_trial: Sequence[Mapping[str, np.ndarray]], groups: Sequence[str], tokens: int
+) -> pd.DataFrame:
+    """The rankings table (see :func:`skillneurons.predictivity.ranking_table`) of a task.
+
+    Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
+    with its s.e.m.; ``best_token`` is the most frequent best token over trials.
+    """
+    means, sems, best = {}, {}, {}
+    for group in groups:
+        key = None if group == BINARY_GROUP else group
+        means[key], sems[key] = combine_trials([trial[f"max/{group}"] for trial in per_trial])
+        best[key] = modal_token([trial[f"best_token/{group}"] for trial in per_trial], tokens)
+    return ranking_table(means, sems, best)
+
+
+@dataclass(frozen=True)
+class TopNeuron:
+    """A trial's most predictive (layer, token, neuron) on dev and its direction."""
+
+    layer: int
+    token: int
+    neuron: int
+    dev_accuracy: float
+    sign: int
+
+
+def top_neuron(accuracy: np.ndarray) -> TopNeuron:
+    """The (layer, token, neuron) with the highest Eq. 5 predictivity on dev."""
+    pred = np.maximum(accuracy, 1.0 - accuracy)
+    layer, token, neuron = np.unravel_index(int(pred.argmax()), pred.shape)
+    value = float(accuracy[layer, token, neuron])
+    return TopNeuron(int(layer), int(token), int(neuron), value, neuron_sign(value))
+
+
+def neuron_values(dump_path: str, cells: Sequence[tuple[int, int, int]]) -> pd.DataFrame:
+    """Activations of a few (layer, token, neuron) cells for every dumped sample.
+
+    Returns a frame with ``idx``, ``label`` and one float32 column per cell, named
+    ``"L{layer}T{token}N{neuron}"``, in dump order.
+    """
+    parts = []
+    for batch in iter_activations(dump_path):
+        columns = {"idx": batch.idx, "label": batch.labels}
+        for layer, token, neuron in cells:
+            columns[f"L{layer}T{token}N{neuron}"] = batch.activations[:, layer, token, neuron]
+        parts.append(pd.DataFrame(columns))
+    frame = pd.concat(parts, ignore_index=True)
+    value_columns = [c for c in frame.columns if c not in ("idx", "label")]
+    return frame.astype({c: np.float32 for c in value_columns})
+
+
+def top_neuron_accuracy(
+    top: TopNeuron, baseline: np.ndarray, test_dump: str, group: SampleGroup | None = None
+) -> float:
+    """Table 1: test accuracy of predicting with one neuron, ``a > a_bsl`` (or ``<=``
+    when its dev accuracy was below 0.5), restricted to ``group``'s samples if given."""
+    cell = (top.layer, top.token, top.neuron)
+    values = neuron_values(test_dump, [cell])
+    labels = values["label"].to_numpy()
+    if group is not None:
+        lookup = pd.Series(group.labels, index=group.idx)
+        values = values[values["idx"].isin(group.idx)]
+        labels = lookup.loc[values["idx"]].to_numpy()
+    activations = values.iloc[:, 2].to_numpy()
+    return neuron_accuracy(activations, labels, float(baseline[cell]), top.sign)
+
+
+def skill_neuron_accuracy(
+    dev_dump: str, test_dump: str, baseline: np.ndarray, groups: Mapping[str, SampleGroup]
+) -> dict:
+    """Table 1's skill-neuron column for one trial: test accuracy of the top neuron(s).
+
+    The top neuron of each group is found on dev (Eq. 5, best token). A binary task
+    predicts with its top neuron alone (``a > a_bsl``, or ``<=`` for a negatively
+    correlated neuron). A multi-class task fits a logistic regression on the
+    activations of its subtasks' top neurons on dev and scores it on test (§3.2).
+    """
+    accuracies = trial_accuracies(dev_dump, baseline, groups)
+    tops = {name: top_neuron(accuracy) for name, accuracy in accuracies.items()}
+    if list(groups) == [BINARY_GROUP]:
+        accuracy = top_neuron_accuracy(tops[BINARY_GROUP], baseline, test_dump)
+    else:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        cells = [(top.layer, top.token, top.neuron) for top in tops.values()]
+        dev, test = neuron_values(dev_dump, cells), neuron_values(test_dump, cells)
+        features = [c for c in dev.columns if c not in ("idx", "label")]
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        model.fit(dev[features].to_numpy(), dev["label"].to_numpy())
+        accuracy = float(model.score(test[features].to_numpy(), test["label"].to_numpy()))
+    return {
+        "test_accuracy": float(accuracy),
+        "top_neurons": {name: top.__dict__ for name, top in tops.items()},
+    }
+
+
+def write_ranking(path: str, table: pd.DataFrame, metadata: Mapping[str, object]) -> None:
+    """Write ``results/{model}/rankings/{task}.parquet`` atomically."""
+    write_table(path, pa.Table.from_pandas(table, preserve_index=False), metadata)
+
+
+def write_predictivity(
+    path: str, per_trial: Sequence[Mapping[str, np.ndarray]], metadata: Mapping[str, object]
+) -> None:
+    """Write the predictivity file (see the module docstring) atomically."""
+    tensors = {
+        f"{name}/trial{trial}": torch.from_numpy(np.ascontiguousarray(values))
+        for trial, arrays in enumerate(per_trial)
+        for name, values in arrays.items()
+    }
+    write_tensors(path, tensors, metadata)
+
+
+def read_predictivity(path: str) -> dict[str, np.ndarray]:
+    """The predictivity file as name -> numpy array."""
+    return {name: tensor.numpy() for name, tensor in read_tensors(path).items()}
+
+
+def read_groups(dev_path: str, subtask_paths: Sequence[str] = ()) -> dict[str, SampleGroup]:
+    """:func:`subtask_groups` from split files; subtask names come from their metadata."""
+    from skillneurons.splits import read_split
+
+    subtasks = {}
+    for path in subtask_paths:
+        frame, meta = read_split(path)
+        subtasks[meta["subtask"]] = frame
+    return subtask_groups(read_split(dev_path)[0], subtasks)
+
+
+def top_cell(ranking: pd.DataFrame, subtask: str | None = None) -> tuple[int, int, int]:
+    """(layer, best token, neuron) of the top-ranked neuron of a task or subtask."""
+    rows = ranking if subtask is None else ranking[ranking["subtask"] == subtask]
+    best = rows.sort_values("rank").iloc[0]
+    return int(best["layer"]), int(best["best_token"]), int(best["neuron"])
+
+
+def cell_name(cell: tuple[int, int, int]) -> str:
+    return "L{}T{}N{}".format(*cell)
+
+
+def predictivity_panels(
+    files: Mapping[str, str], keys: Sequence[str]
+) -> dict[str, dict[str, list[np.ndarray]]]:
+    """Per task (and subtask) panel, the per-trial predictivity arrays of ``keys``.
+
+    ``files`` maps task name -> predictivity file. Panels are named ``task`` or
+    ``task: subtask``.
+    """
+    panels: dict[str, dict[str, list[np.ndarray]]] = {}
+    for task, path in files.items():
+        arrays = read_predictivity(path)
+        for name in sorted(arrays):
+            key, group, _ = name.split("/")
+            if key not in keys:
+                continue
+            panel = task if group == BINARY_GROUP else f"{task}: {group}"
+            panels.setdefault(panel, {k: [] for k in keys})[key].append(arrays[name])
+    return panels
+
+
+def accuracy_summary(values: Sequence[float]) -> tuple[float, float, str]:
+    """Mean, sample std and "mean ± std" in percent of accuracies over trials."""
+    array = np.asarray(values, dtype=np.float64)
+    std = float(array.std(ddof=1)) if len(array) > 1 else 0.0
+    return float(array.mean()), std, f"{100 * array.mean():.1f} ± {100 * std:.1f}"
+
+
+def skill_neuron_table(
+    prompt_metrics: Sequence[Mapping], neuron_results: Sequence[Mapping]
+) -> pd.DataFrame:
+    """Table 1: prompt tuning vs top skill neuron, test accuracy mean ± std over trials."""
+    rows = []
+    tasks = list(dict.fromkeys(m["task"] for m in prompt_metrics))
+    for task in tasks:
+        tuned = [m["test_accuracy"] for m in prompt_metrics if m["task"] == task]
+        neuron = [r["test_accuracy"] for r in neuron_results if r["task"] == task]
+        pt_mean, pt_std, pt_text = accuracy_summary(tuned)
+        sn_mean, sn_std, sn_text = accuracy_summary(neuron)
+        rows.append(
+            {
+                "task": task,
+                "trials": len(tuned),
+                "prompt_tuning": pt_text,
+                "skill_neuron": sn_text,
+                "prompt_tuning_mean": pt_mean,
+                "prompt_tuning_std": pt_std,
+                "skill_neuron_mean": sn_mean,
+                "skill_neuron_std": sn_std,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def control_table(
+    results: Mapping[str, Sequence[Mapping]], num_labels: Mapping[str, int]
+) -> pd.DataFrame:
+    """Table 3: top-neuron test accuracy per setting (mean ± std over trials) and the
+    random-guess rate. ``results`` maps setting -> per-trial result dicts with ``task``."""
+    rows = []
+    for task, labels in num_labels.items():
+        row = {"task": task, "random_guess": f"{100 / labels:.1f}"}
+        for setting, entries in results.items():
+            values = [entry["test_accuracy"] for entry in entries if entry["task"] == task]
+            row[setting] = accuracy_summary(values)[2]
+            row[f"{setting}_mean"] = accuracy_summary(values)[0]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def read_trial_results(paths: Sequence[str]) -> list[dict]:
+    """Per-trial result dicts from JSON files holding one trial or a task's ``trials``."""
+    from skillneurons.io import read_json
+
+    results = []
+    for path in paths:
+        payload = read_json(path)
+        results.extend(payload["trials"] if "trials" in payload else [payload])
+    return results

@@ -1,0 +1,180 @@
+"""Soft prompts in front of a frozen backbone (paper A, §2.1, Eq. 1).
+
+Layout of every input sequence (the original code's layout: ``[MASK]`` at position
+0, then the soft prompts, then the tokenized input with its special tokens):
+
+- masked LMs and bare encoders: ``[MASK] p_1 .. p_l  <tokenizer(text_a, text_b)>``;
+  prompt token ``p_i`` sits at position ``i``, the answer is read at position 0;
+- causal LMs: ``p_1 .. p_l  <tokenizer(text_a, text_b)>``; ``p_i`` at position
+  ``i - 1``, the answer is the next-token prediction after the last input token.
+
+:attr:`PromptedClassifier.prompt_positions` gives the prompt positions, which the
+activation capture of paper A (§3.1) reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from skillneurons.models import LoadedModel
+from skillneurons.verbalizer import LabelScorer, label_token_ids
+
+
+@dataclass
+class EncodedSplit:
+    """A tokenized split: unpadded token ids per example and the labels."""
+
+    input_ids: list[list[int]]
+    token_type_ids: list[list[int]] | None
+    labels: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.input_ids)
+
+    def batch(
+        self, rows: Sequence[int], pad_id: int, device: torch.device | str = "cpu"
+    ) -> dict[str, torch.Tensor]:
+        """Dynamically padded batch of ``rows`` on ``device``: input_ids, attention_mask,
+        token_type_ids (when the tokenizer makes them) and labels."""
+        width = max(len(self.input_ids[i]) for i in rows)
+        ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        types = torch.zeros((len(rows), width), dtype=torch.long)
+        for row, i in enumerate(rows):
+            n = len(self.input_ids[i])
+            ids[row, :n] = torch.tensor(self.input_ids[i])
+            mask[row, :n] = 1
+            if self.token_type_ids is not None:
+                types[row, :n] = torch.tensor(self.token_type_ids[i])
+        batch = {"input_ids": ids, "attention_mask": mask, "labels": self.labels[list(rows)]}
+        if self.token_type_ids is not None:
+            batch["token_type_ids"] = types
+        return {name: tensor.to(device) for name, tensor in batch.items()}
+
+
+def encode_split(
+    tokenizer, text_a: Sequence[str], text_b: Sequence[str | None], labels, max_length: int
+) -> EncodedSplit:
+    """Tokenize a split (truncated to ``max_length`` tokens, specials included)."""
+    pairs = any(b is not None for b in text_b)
+    encoded = tokenizer(
+        list(text_a),
+        list(text_b) if pairs else None,
+        truncation=True,
+        max_length=max_length,
+    )
+    return EncodedSplit(
+        input_ids=encoded["input_ids"],
+        token_type_ids=encoded.get("token_type_ids"),
+        labels=torch.as_tensor(list(labels), dtype=torch.long),
+    )
+
+
+class PromptedClassifier(torch.nn.Module):
+    """A frozen backbone with ``l`` trainable soft prompts and a verbalizer.
+
+    Parameters
+    ----------
+    loaded : the backbone and tokenizer; its weights are frozen here
+        (``requires_grad=False``), so backward computes gradients for the prompts
+        only.
+    label_words : one word per label (:mod:`skillneurons.verbalizer`).
+    prompt_length : number ``l`` of soft prompt vectors (paper: 127).
+    init_std : std of their normal initialisation (paper: 0.03).
+    seed : seed of the initialisation.
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        label_words: Sequence[str],
+        prompt_length: int,
+        init_std: float = 0.03,
+        seed: int = 0,
+    ):
+        super().__init__()
+        self.backbone = loaded.model
+        for parameter in self.backbone.parameters():
+            parameter.requires_grad_(False)
+        self.kind = loaded.kind
+        self.pad_id = loaded.tokenizer.pad_token_id
+        self.label_words = list(label_words)
+        self.label_ids = label_token_ids(loaded.tokenizer, label_words)
+        self.scorer = LabelScorer(self.backbone, self.kind, self.label_ids)
+        embeddings = self.backbone.get_input_embeddings()
+        generator = torch.Generator().manual_seed(seed)
+        hidden = embeddings.weight.shape[1]
+        initial = torch.randn(prompt_length, hidden, generator=generator) * init_std
+        self.prompts = torch.nn.Parameter(initial.to(embeddings.weight.dtype))
+        self.masked = self.kind != "causal_lm"
+        if self.masked:
+            mask_id = loaded.tokenizer.mask_token_id
+            if mask_id is None:
+                raise ValueError(f"tokenizer of {loaded.source!r} has no mask token")
+            self.register_buffer("mask_id", torch.tensor([mask_id]), persistent=False)
+        max_positions = getattr(self.backbone.config, "max_position_embeddings", None)
+        self.max_input_length = (
+            None if max_positions is None else max_positions - self.prefix_length
+        )
+
+    @property
+    def prompt_length(self) -> int:
+        return self.prompts.shape[0]
+
+    @property
+    def prefix_length(self) -> int:
+        """Positions in front of the input: ``[MASK]`` (masked models) and the prompts."""
+        return self.prompt_length + int(self.masked)
+
+    @property
+    def prompt_positions(self) -> torch.Tensor:
+        """Sequence positions of ``p_1 .. p_l`` (see the module docstring)."""
+        start = int(self.masked)
+        return torch.arange(start, start + self.prompt_length)
+
+    def answer_hidden(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Last hidden state at the answer position, ``[batch, hidden]``."""
+        batch = input_ids.shape[0]
+        embed = self.backbone.get_input_embeddings()
+        parts = [self.prompts.expand(batch, -1, -1)]
+        if self.masked:
+            parts.insert(0, embed(self.mask_id).expand(batch, 1, -1))
+        inputs_embeds = torch.cat([*parts, embed(input_ids)], dim=1)
+        prefix = torch.ones(batch, self.prefix_length, dtype=attention_mask.dtype)
+        kwargs = {
+            "inputs_embeds": inputs_embeds,
+            "attention_mask": torch.cat([prefix.to(attention_mask.device), attention_mask], 1),
+        }
+        if token_type_ids is not None:
+            zeros = torch.zeros_like(prefix).to(token_type_ids.device)
+            kwargs["token_type_ids"] = torch.cat([zeros, token_type_ids], dim=1)
+        hidden = self.backbone.base_model(**kwargs).last_hidden_state
+        if self.masked:
+            return hidden[:, 0]
+        last = self.prefix_length + attention_mask.sum(dim=1) - 1
+        return hidden[torch.arange(batch), last]
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Label logits ``[batch, labels]`` (``labels`` is accepted and ignored)."""
+        return self.scorer(self.answer_hidden(input_ids, attention_mask, token_type_ids))
+
+    def prompt_state(self) -> dict[str, torch.Tensor]:
+        return {"prompts": self.prompts.detach().clone()}
+
+    def load_prompt_state(self, state: dict[str, torch.Tensor]) -> None:
+        with torch.no_grad():
+            self.prompts.copy_(state["prompts"])

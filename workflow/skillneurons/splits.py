@@ -1,0 +1,144 @@
+"""Train/dev/test splits and balanced binary subtasks (paper A, appendix A and §3.2).
+
+Split files (``data/splits/{task}/{split}.parquet``) have the schema
+
+=========  ==========  =====================================================
+column     dtype       meaning
+=========  ==========  =====================================================
+idx        int64       stable id: the row number in the task's raw file
+text_a     string      first (or only) text
+text_b     string      second text of sentence-pair tasks, null otherwise
+label      int64       ``0..k-1``, in the order of the ``label_names`` metadata
+=========  ==========  =====================================================
+
+and key metadata ``task``, ``split``, ``task_type``, ``label_names``, ``seed`` and
+(for subtask files, ``data/splits/{task}/subtasks/{subtask}/{split}.parquet``)
+``subtask`` and ``parent_label_names``. A subtask file's ``idx`` refers to the
+parent task's rows, so activations dumped for the parent can be looked up by it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from skillneurons.io import read_metadata, write_table
+from skillneurons.tasks import SPLITS, Subtask, TaskSpec
+
+SPLIT_SCHEMA = pa.schema(
+    [
+        pa.field("idx", pa.int64(), nullable=False),
+        pa.field("text_a", pa.string(), nullable=False),
+        pa.field("text_b", pa.string()),
+        pa.field("label", pa.int64(), nullable=False),
+    ]
+)
+
+
+class SplitError(ValueError):
+    """A split would be empty or a subtask would have a single class."""
+
+
+def _text_key(frame: pd.DataFrame) -> pd.Series:
+    return frame["text_a"].astype(str) + "\x1f" + frame["text_b"].fillna("\x00").astype(str)
+
+
+def _carve(
+    pool: pd.DataFrame, fraction: float, rng: np.random.Generator
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split ``pool`` at random into (rest, carved) with ``round(fraction * n)`` carved."""
+    order = rng.permutation(len(pool))
+    n_carved = int(round(fraction * len(pool)))
+    return pool.iloc[np.sort(order[n_carved:])], pool.iloc[np.sort(order[:n_carved])]
+
+
+def make_splits(
+    source: pd.DataFrame, spec: TaskSpec, *, seed: int, dev_fraction: float, test_fraction: float
+) -> dict[str, pd.DataFrame]:
+    """Split a task's standard frame (see :mod:`skillneurons.sources`) into train/dev/test.
+
+    Rows keep their position in ``source`` as ``idx``. When the source has no dev
+    (test) rows, ``dev_fraction`` (``test_fraction``) of the training rows are
+    carved out at random (paper A: 20% of the GLUE training sets become dev).
+    Duplicated texts in the training pool are dropped first, so no text lands on both
+    sides of a carve; dev and test rows whose text also occurs in train (or test rows
+    whose text occurs in dev) are dropped, so dev and test never share an example
+    with train, by ``idx`` or by text.
+
+    Raises :class:`SplitError` when a split ends up empty.
+    """
+    rng = np.random.default_rng(seed)
+    frame = source.reset_index(drop=True).rename_axis("idx").reset_index()
+    frame["key"] = _text_key(frame)
+    train = frame[frame["role"] == "train"].drop_duplicates("key")
+    dev = frame[frame["role"] == "dev"]
+    test = frame[frame["role"] == "test"]
+    carved_test = test.empty
+    if carved_test:
+        train, test = _carve(train, test_fraction, rng)
+    if dev.empty:
+        # dev_fraction is a fraction of the whole training pool, also when test was carved.
+        remaining = 1.0 - test_fraction if carved_test else 1.0
+        train, dev = _carve(train, dev_fraction / remaining, rng)
+    dev = dev[~dev["key"].isin(train["key"])].drop_duplicates("key")
+    test = test[~test["key"].isin(train["key"]) & ~test["key"].isin(dev["key"])]
+    splits = {"train": train, "dev": dev, "test": test.drop_duplicates("key")}
+    for name in SPLITS:
+        if splits[name].empty:
+            raise SplitError(
+                f"task {spec.name!r}: split {name!r} is empty "
+                f"({len(source)} source rows; check the data and the split fractions)"
+            )
+        splits[name] = splits[name][["idx", "text_a", "text_b", "label"]].reset_index(drop=True)
+    return splits
+
+
+def subtask_split(frame: pd.DataFrame, subtask: Subtask, *, seed: int) -> pd.DataFrame:
+    """The balanced binary subtask of a multi-class split (paper A, §3.2).
+
+    Rows whose label is in ``subtask.negative`` get label 0, those in
+    ``subtask.positive`` label 1, others are dropped. The larger class is then
+    subsampled at random (seeded) to the size of the smaller one; ``idx`` keeps
+    pointing at the parent task's rows and rows stay in parent order.
+    """
+    labels = frame["label"]
+    keep = labels.isin(subtask.negative) | labels.isin(subtask.positive)
+    binary = frame[keep].assign(label=labels[keep].isin(subtask.positive).astype("int64"))
+    counts = binary["label"].value_counts()
+    if len(counts) < 2:
+        raise SplitError(
+            f"subtask {subtask.name!r} has a single class in this split "
+            f"(labels present: {sorted(labels.unique().tolist())})"
+        )
+    rng = np.random.default_rng(seed)
+    n = int(counts.min())
+    chosen = []
+    for label in (0, 1):
+        positions = np.flatnonzero(binary["label"].to_numpy() == label)
+        chosen.append(rng.choice(positions, size=n, replace=False))
+    return binary.iloc[np.sort(np.concatenate(chosen))].reset_index(drop=True)
+
+
+def write_split(path: str, frame: pd.DataFrame, metadata: dict) -> None:
+    """Write one split with the documented schema and metadata, atomically."""
+    table = pa.Table.from_pandas(
+        frame[list(SPLIT_SCHEMA.names)], schema=SPLIT_SCHEMA, preserve_index=False
+    )
+    write_table(path, table, metadata)
+
+
+def split_metadata(spec: TaskSpec, split: str, seed: int) -> dict:
+    """Key metadata of a split file (see the module docstring)."""
+    return {
+        "task": spec.name,
+        "split": split,
+        "task_type": spec.type,
+        "label_names": list(spec.label_names),
+        "seed": seed,
+    }
+
+
+def read_split(path: str) -> tuple[pd.DataFrame, dict]:
+    """A split file as (frame, key metadata)."""
+    return pd.read_parquet(path), read_metadata(path)

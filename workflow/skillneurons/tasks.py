@@ -1,0 +1,300 @@
+"""The task registry: the seven tasks of paper A, their synthetic twins, and user tasks.
+
+Paper A (appendix A, Table 5) studies seven English classification tasks of three
+types. Each task here is a :class:`TaskSpec` that says where its examples come from
+and how they are split:
+
+============  =============================  ==========  ======================================
+task          Hugging Face dataset (config)  type        labels (paper A, appendix A)
+============  =============================  ==========  ======================================
+sst2          nyu-mll/glue (sst2)            sentiment   negative, positive
+imdb          stanfordnlp/imdb               sentiment   negative, positive
+tweet         cardiffnlp/tweet_eval          sentiment   negative, neutral, positive
+              (sentiment)
+mnli          nyu-mll/glue (mnli)            inference   entailment, neutral, contradiction
+qnli          nyu-mll/glue (qnli)            inference   entailment, not_entailment
+agnews        fancyzhx/ag_news               topic       business, sports (2 of 4 classes)
+dbpedia       fancyzhx/dbpedia_14            topic       company, athlete (2 of 14 classes)
+============  =============================  ==========  ======================================
+
+Split rules (what Table 5's counts imply): GLUE tasks use the released validation
+set as test and split the training set 80/20 into train/dev; IMDB, AG News and
+DBpedia split their training set 80/20 and keep their test set; TweetEval keeps its
+own train/validation/test. Multi-class tasks (TweetEval, MNLI) also define binary
+subtasks (section 3.2), used to rank neurons with the original task's prompts.
+
+The synthetic twins (``syn_*``, :mod:`skillneurons.synthetic`) mirror the paper tasks
+one to one and run offline. User tasks point at a local CSV, JSON Lines or Parquet
+file (see :func:`task_from_config`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from skillneurons.synthetic import SYNTHETIC_TASKS
+
+TASK_TYPES = ("sentiment", "inference", "topic")
+SPLITS = ("train", "dev", "test")
+
+
+class TaskError(ValueError):
+    """A task is unknown or its definition or data is invalid."""
+
+
+@dataclass(frozen=True)
+class Subtask:
+    """A binary subtask of a multi-class task (paper A, section 3.2).
+
+    ``negative`` original labels become label 0, ``positive`` ones label 1; samples
+    with other labels are left out.
+    """
+
+    name: str
+    negative: tuple[int, ...]
+    positive: tuple[int, ...]
+    label_names: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Where a task's examples come from, what they mean, and how they are split.
+
+    Attributes
+    ----------
+    name : registry name, also the ``{task}`` wildcard of every path.
+    type : one of :data:`TASK_TYPES`.
+    label_names : names of labels ``0 .. k-1``.
+    source : ``"hub"`` (Hugging Face ``datasets``), ``"synthetic"`` or ``"file"``.
+    dataset, dataset_config : Hub dataset id and config (hub tasks).
+    text_columns : one or two source columns that become ``text_a`` / ``text_b``.
+    label_column : source column holding the label.
+    keep_labels : for tasks restricted to some source classes (AG News, DBpedia),
+        the source label ids kept, in the order of ``label_names``.
+    train_split : source split the training data comes from.
+    dev_split : source split used as dev, or ``None`` to carve dev out of
+        ``train_split`` (``dev_fraction`` of it).
+    test_split : source split used as test, or ``None`` to carve test out of the
+        training data as well (user tasks with a single file).
+    path, file_format : the local file of a user task.
+    subtasks : binary subtasks of a multi-class task.
+    twin : for a synthetic task, the paper task it mirrors.
+    """
+
+    name: str
+    type: str
+    label_names: tuple[str, ...]
+    source: str
+    dataset: str | None = None
+    dataset_config: str | None = None
+    text_columns: tuple[str, ...] = ("text",)
+    label_column: str = "label"
+    keep_labels: tuple[int, ...] | None = None
+    train_split: str = "train"
+    dev_split: str | None = None
+    test_split: str | None = "test"
+    path: str | None = None
+    file_format: str | None = None
+    subtasks: tuple[Subtask, ...] = field(default_factory=tuple)
+    twin: str | None = None
+
+    @property
+    def num_labels(self) -> int:
+        return len(self.label_names)
+
+    @property
+    def is_pair(self) -> bool:
+        return len(self.text_columns) == 2
+
+    def subtask(self, name: str) -> Subtask:
+        for sub in self.subtasks:
+            if sub.name == name:
+                return sub
+        known = ", ".join(s.name for s in self.subtasks) or "none"
+        raise TaskError(f"task {self.name!r} has no subtask {name!r}; its subtasks: {known}")
+
+
+def _three_way_subtasks(neutral: int, negative: int, positive: int, pos_neg: str) -> tuple:
+    """Paper A, appendix A: X vs Y, and neutral vs non-neutral, for 3-way tasks."""
+    a, b = pos_neg.split("_vs_")
+    return (
+        Subtask(pos_neg, negative=(negative,), positive=(positive,), label_names=(b, a)),
+        Subtask(
+            "neutral_vs_rest",
+            negative=tuple(sorted((negative, positive))),
+            positive=(neutral,),
+            label_names=("non_neutral", "neutral"),
+        ),
+    )
+
+
+PAPER_TASKS: dict[str, TaskSpec] = {
+    "sst2": TaskSpec(
+        name="sst2",
+        type="sentiment",
+        label_names=("negative", "positive"),
+        source="hub",
+        dataset="nyu-mll/glue",
+        dataset_config="sst2",
+        text_columns=("sentence",),
+        test_split="validation",
+    ),
+    "imdb": TaskSpec(
+        name="imdb",
+        type="sentiment",
+        label_names=("negative", "positive"),
+        source="hub",
+        dataset="stanfordnlp/imdb",
+        text_columns=("text",),
+        test_split="test",
+    ),
+    "tweet": TaskSpec(
+        name="tweet",
+        type="sentiment",
+        label_names=("negative", "neutral", "positive"),
+        source="hub",
+        dataset="cardiffnlp/tweet_eval",
+        dataset_config="sentiment",
+        text_columns=("text",),
+        dev_split="validation",
+        test_split="test",
+        subtasks=_three_way_subtasks(
+            neutral=1, negative=0, positive=2, pos_neg="positive_vs_negative"
+        ),
+    ),
+    "mnli": TaskSpec(
+        name="mnli",
+        type="inference",
+        label_names=("entailment", "neutral", "contradiction"),
+        source="hub",
+        dataset="nyu-mll/glue",
+        dataset_config="mnli",
+        text_columns=("premise", "hypothesis"),
+        test_split="validation_matched",
+        subtasks=_three_way_subtasks(
+            neutral=1, negative=2, positive=0, pos_neg="entailment_vs_contradiction"
+        ),
+    ),
+    "qnli": TaskSpec(
+        name="qnli",
+        type="inference",
+        label_names=("entailment", "not_entailment"),
+        source="hub",
+        dataset="nyu-mll/glue",
+        dataset_config="qnli",
+        text_columns=("question", "sentence"),
+        test_split="validation",
+    ),
+    "agnews": TaskSpec(
+        name="agnews",
+        type="topic",
+        label_names=("business", "sports"),
+        source="hub",
+        dataset="fancyzhx/ag_news",
+        text_columns=("text",),
+        keep_labels=(2, 1),
+        test_split="test",
+    ),
+    "dbpedia": TaskSpec(
+        name="dbpedia",
+        type="topic",
+        label_names=("company", "athlete"),
+        source="hub",
+        dataset="fancyzhx/dbpedia_14",
+        text_columns=("content",),
+        keep_labels=(0, 3),
+        test_split="test",
+    ),
+}
+
+
+def _synthetic_spec(name: str) -> TaskSpec:
+    syn = SYNTHETIC_TASKS[name]
+    twin = PAPER_TASKS[syn.twin]
+    return TaskSpec(
+        name=name,
+        type=syn.type,
+        label_names=syn.label_names,
+        source="synthetic",
+        text_columns=("text_a", "text_b") if syn.pair else ("text_a",),
+        label_column="label",
+        test_split=None,
+        subtasks=twin.subtasks,
+        twin=syn.twin,
+    )
+
+
+SYNTHETIC_SPECS: dict[str, TaskSpec] = {name: _synthetic_spec(name) for name in SYNTHETIC_TASKS}
+BUILTIN_TASKS: dict[str, TaskSpec] = {**PAPER_TASKS, **SYNTHETIC_SPECS}
+
+
+def task_from_config(name: str, definition: Mapping) -> TaskSpec:
+    """Build the spec of a user task from its ``task_definitions`` entry in the config.
+
+    ``definition`` holds ``path``, ``format`` (csv, jsonl or parquet; guessed from the
+    suffix when absent), ``text_columns`` (one or two), ``label_column``,
+    ``label_names`` and ``type``. Labels in the file may be integers ``0..k-1`` or
+    the label names themselves. The file is split into train/dev/test by the
+    config's ``data.dev_fraction`` and ``data.test_fraction``; see
+    :func:`skillneurons.splits.make_splits`.
+    """
+    path = str(definition["path"])
+    fmt = definition.get("format") or path.rsplit(".", 1)[-1].lower()
+    fmt = {"jsonl": "jsonl", "json": "jsonl", "csv": "csv", "parquet": "parquet"}.get(fmt)
+    if fmt is None:
+        raise TaskError(
+            f"task {name!r}: cannot tell the format of {path!r}; "
+            "set 'format' to one of csv, jsonl, parquet"
+        )
+    task_type = definition.get("type", "sentiment")
+    if task_type not in TASK_TYPES:
+        raise TaskError(f"task {name!r}: type {task_type!r} is not one of {', '.join(TASK_TYPES)}")
+    text_columns = tuple(definition["text_columns"])
+    if len(text_columns) not in (1, 2):
+        raise TaskError(f"task {name!r}: text_columns must name one or two columns")
+    label_names = tuple(definition["label_names"])
+    if len(label_names) < 2:
+        raise TaskError(f"task {name!r}: label_names must list at least two labels")
+    return TaskSpec(
+        name=name,
+        type=task_type,
+        label_names=label_names,
+        source="file",
+        text_columns=text_columns,
+        label_column=definition.get("label_column", "label"),
+        test_split=None,
+        path=path,
+        file_format=fmt,
+    )
+
+
+def resolve_tasks(
+    names: list[str], definitions: Mapping[str, Mapping] | None = None
+) -> dict[str, TaskSpec]:
+    """Look up the tasks a config asks for: built-in ones by name, user ones by definition.
+
+    Raises :class:`TaskError` naming the unknown task and listing the known ones.
+    """
+    definitions = definitions or {}
+    known = {**BUILTIN_TASKS}
+    for name, definition in definitions.items():
+        if name in BUILTIN_TASKS:
+            raise TaskError(f"task_definitions.{name}: {name!r} is a built-in task name")
+        known[name] = task_from_config(name, definition)
+    resolved = {}
+    for name in names:
+        if name not in known:
+            raise TaskError(
+                f"task {name!r} is not defined; known tasks: {', '.join(sorted(known))} "
+                "(define your own under 'task_definitions')"
+            )
+        resolved[name] = known[name]
+    return resolved
+
+
+def task_spec(name: str, definition: Mapping | None = None) -> TaskSpec:
+    """One task's spec: a built-in task by name, or a user task from its definition."""
+    if definition is not None:
+        return task_from_config(name, definition)
+    return resolve_tasks([name])[name]

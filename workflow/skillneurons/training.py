@@ -1,0 +1,151 @@
+"""One training loop for every tuning method (paper A, appendix B).
+
+Prompt tuning, adapters, BitFit, full and neuron-only fine-tuning differ only in
+which parameters have ``requires_grad=True``; :func:`train` optimises exactly those
+with Adam, evaluates on dev every ``eval_every`` steps, keeps the best state, and
+stops after ``patience`` evaluations without improvement (paper: 6).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from tqdm.auto import tqdm
+
+from skillneurons.soft_prompts import EncodedSplit
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """Hyper-parameters of :func:`train` (config ``prompt_tuning``)."""
+
+    learning_rate: float = 1e-3
+    batch_size: int = 8
+    eval_batch_size: int = 64
+    max_steps: int = 1000
+    eval_every: int = 100
+    patience: int = 6
+    seed: int = 0
+
+
+@dataclass
+class TrainingResult:
+    """What :func:`train` found: the dev curve and the best trainable state."""
+
+    dev_curve: list[dict] = field(default_factory=list)
+    best_step: int = 0
+    best_dev_accuracy: float = float("-inf")
+    best_state: dict[str, torch.Tensor] = field(default_factory=dict)
+    steps: int = 0
+
+
+def trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Copies of the parameters that are being trained."""
+    return {
+        name: parameter.detach().clone()
+        for name, parameter in model.named_parameters()
+        if parameter.requires_grad
+    }
+
+
+def batches_by_length(split: EncodedSplit, batch_size: int) -> list[list[int]]:
+    """Row indices in batches of similar length (less padding), in a fixed order."""
+    order = sorted(range(len(split)), key=lambda i: len(split.input_ids[i]))
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+@torch.inference_mode()
+def predict(
+    model: torch.nn.Module, split: EncodedSplit, batch_size: int, pad_id: int
+) -> torch.Tensor:
+    """Predicted labels ``[samples]`` (argmax of the model's label logits), in split order."""
+    was_training = model.training
+    model.eval()
+    predictions = torch.empty(len(split), dtype=torch.long)
+    device = next(model.parameters()).device
+    for rows in batches_by_length(split, batch_size):
+        batch = split.batch(rows, pad_id, device)
+        predictions[rows] = model(**batch).argmax(dim=-1).cpu()
+    model.train(was_training)
+    return predictions
+
+
+def accuracy(model: torch.nn.Module, split: EncodedSplit, batch_size: int, pad_id: int) -> float:
+    return (predict(model, split, batch_size, pad_id) == split.labels).float().mean().item()
+
+
+def train(
+    model: torch.nn.Module,
+    train_split: EncodedSplit,
+    dev_split: EncodedSplit,
+    settings: TrainingSettings,
+    pad_id: int,
+    *,
+    progress: bool = True,
+    on_evaluation: Callable[[dict], None] | None = None,
+) -> TrainingResult:
+    """Train the parameters of ``model`` that require gradients; keep the best on dev.
+
+    ``model(**batch)`` must return label logits ``[batch, labels]``. Batches are
+    drawn by shuffling the training split each epoch with a generator seeded by
+    ``settings.seed``, so a run is reproducible. The backbone stays in eval mode
+    (no dropout): a frozen backbone is a fixed function of its inputs, the same one
+    whose activations are analysed afterwards. The best trainable state is loaded
+    back into ``model`` before returning.
+    """
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    if not parameters:
+        raise ValueError("the model has no trainable parameters")
+    optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
+    generator = torch.Generator().manual_seed(settings.seed)
+    device = parameters[0].device
+    result = TrainingResult()
+    model.eval()
+    evaluations_without_gain = 0
+    order: list[int] = []
+    bar = tqdm(total=settings.max_steps, desc="training", disable=not progress, mininterval=5)
+    for step in range(1, settings.max_steps + 1):
+        if len(order) < settings.batch_size:
+            order += torch.randperm(len(train_split), generator=generator).tolist()
+        rows, order = order[: settings.batch_size], order[settings.batch_size :]
+        batch = train_split.batch(rows, pad_id, device)
+        loss = torch.nn.functional.cross_entropy(model(**batch), batch["labels"])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        bar.update(1)
+        bar.set_postfix(loss=f"{loss.item():.3f}")
+        result.steps = step
+        if step % settings.eval_every and step != settings.max_steps:
+            continue
+        dev_accuracy = accuracy(model, dev_split, settings.eval_batch_size, pad_id)
+        point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": loss.item()}
+        result.dev_curve.append(point)
+        LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, loss.item())
+        if on_evaluation is not None:
+            on_evaluation(point)
+        if dev_accuracy > result.best_dev_accuracy:
+            result.best_dev_accuracy, result.best_step = dev_accuracy, step
+            result.best_state = trainable_state(model)
+            evaluations_without_gain = 0
+        else:
+            evaluations_without_gain += 1
+            if evaluations_without_gain >= settings.patience:
+                LOG.info("early stop at step %d (best step %d)", step, result.best_step)
+                break
+    bar.close()
+    load_trainable_state(model, result.best_state)
+    return result
+
+
+def load_trainable_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
+    """Copy ``state`` (from :func:`trainable_state`) into the model's parameters."""
+    parameters = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in state.items():
+            parameters[name].copy_(value)
