@@ -318,6 +318,19 @@ def _graded_adjective(s: _Sampler, polarity: int, words: _PolarWords) -> str:
     return adjective
 
 
+def _two_adjectives(s: _Sampler, polarity: int, words: _PolarWords) -> tuple[str, str]:
+    """Two different adjectives of ``polarity``, the first sometimes graded."""
+    options = words.of(polarity)
+    first = s.choice(options)
+    second = s.other(options, first)
+    grade = s.uniform()
+    if grade < 0.2:
+        first = f"{s.choice(INTENSIFIERS)} {first}"
+    elif grade < 0.3:
+        first = f"{s.choice(DOWNTONERS)} {first}"
+    return first, second
+
+
 def _opinion_clause(
     s: _Sampler,
     subject: str,
@@ -375,30 +388,58 @@ def _film_topic(s: _Sampler, polarity: int, distractor_rate: float) -> str:
     return s.choice(NEUTRAL_TOPICS)
 
 
+# Shares of the hard SST-2 forms; the rest state the label's polarity directly.
+SST2_NEGATION_SHARE = 0.06
+SST2_CONTRAST_SHARE = 0.06
+SST2_DISTRACTOR_SHARE = 0.04
+
+
 def _sst2_sample(s: _Sampler, label: int) -> tuple[str, None]:
-    """One SST-2-like line; label 0 negative, 1 positive."""
+    """One SST-2-like line; label 0 negative, 1 positive.
+
+    Most lines state the label's polarity with (graded) adjectives of that polarity:
+    one opinion clause, an attributive phrase, or two agreeing clauses. A minority
+    (:data:`SST2_NEGATION_SHARE`, :data:`SST2_CONTRAST_SHARE`,
+    :data:`SST2_DISTRACTOR_SHARE`) negates an adjective of the opposite polarity,
+    puts the label on the clause after "but" (or the main clause after
+    "although"), or wraps the opinion around a topic worded with the opposite
+    polarity.
+    """
     polarity = 1 if label == 1 else -1
     form = s.uniform()
-    if form < 0.5:  # a single opinion clause
-        text = _opinion_clause(s, s.choice(MOVIE_ASPECTS), polarity, SST2_WORDS, 0.25)
-        if s.chance(0.25):
-            text = f"{text} {s.choice(SST2_TAILS)}"
-    elif form < 0.7:  # an attributive phrase: "a truly charming comedy about ..."
-        text = _indefinite(f"{_graded_adjective(s, polarity, SST2_WORDS)} {s.choice(FILM_NOUNS)}")
-        if s.chance(0.6):
-            text = f"{text} about {_film_topic(s, polarity, 0.4)}"
-    elif form < 0.87:  # contrast: the label follows the clause after "but" / the main clause
+    hard_negation = SST2_NEGATION_SHARE
+    hard_contrast = hard_negation + SST2_CONTRAST_SHARE
+    hard_distractor = hard_contrast + SST2_DISTRACTOR_SHARE
+    if form < hard_negation:  # "the plot is never boring"
+        text = _opinion_clause(s, s.choice(MOVIE_ASPECTS), polarity, SST2_WORDS, 1.0)
+    elif form < hard_contrast:  # the label follows the clause after "but" / the main clause
         first_aspect = s.choice(MOVIE_ASPECTS)
         second_aspect = s.other(MOVIE_ASPECTS, first_aspect)
-        first = _opinion_clause(s, first_aspect, -polarity, SST2_WORDS, 0.2)
-        second = _opinion_clause(s, second_aspect, polarity, SST2_WORDS, 0.2)
+        first = _opinion_clause(s, first_aspect, -polarity, SST2_WORDS, 0.0)
+        second = _opinion_clause(s, second_aspect, polarity, SST2_WORDS, 0.0)
         text = f"{first} , but {second}" if s.chance(0.6) else f"although {first} , {second}"
-    else:  # an opinion about a film whose topic carries opposite-polarity words
-        topic = _film_topic(s, polarity, 0.8)
+    elif form < hard_distractor:  # an opinion about a topic worded with the other polarity
+        topic = _film_topic(s, polarity, 1.0)
         noun = s.choice(FILM_NOUNS)
         text = _opinion_clause(
-            s, f"{_indefinite(noun)} about {topic} that", polarity, SST2_WORDS, 0.25
+            s, f"{_indefinite(noun)} about {topic} that", polarity, SST2_WORDS, 0
         )
+    elif form < 0.4:  # two agreeing clauses: "the plot is clever and the cast is superb"
+        first_aspect = s.choice(MOVIE_ASPECTS)
+        second_aspect = s.other(MOVIE_ASPECTS, first_aspect)
+        first = _opinion_clause(s, first_aspect, polarity, SST2_WORDS, 0.0)
+        second = _opinion_clause(s, second_aspect, polarity, SST2_WORDS, 0.0)
+        text = f"{first} and {second}"
+    elif form < 0.7:  # an attributive phrase: "a witty and truly charming comedy about ..."
+        first, second = _two_adjectives(s, polarity, SST2_WORDS)
+        text = _indefinite(f"{first} and {second} {s.choice(FILM_NOUNS)}")
+        text = f"{text} about {_film_topic(s, polarity, 0.0)}" if s.chance(0.5) else text
+    else:  # a clause with an agreeing afterthought: "the film is superb , truly clever"
+        first, second = _two_adjectives(s, polarity, SST2_WORDS)
+        copula = s.choice(("is", "was", "feels", "seems"))
+        text = f"{s.choice(MOVIE_ASPECTS)} {copula} {first} , {s.choice(INTENSIFIERS)} {second}"
+        if s.chance(0.25):
+            text = f"{text} {s.choice(SST2_TAILS)}"
     if s.chance(0.12):
         text = f"{s.choice(SST2_OPENERS)} {text}"
     return text, None
@@ -418,10 +459,15 @@ PLOT_EVENTS = (
     "investigates a series of thefts", "returns home after twenty years",
     "falls for a stranger on a train", "takes a job at a remote lighthouse",
     "searches for a missing brother", "prepares for one last fight",
-    # plot events worded with polarity words, but not opinions about the film
-    "has to survive a terrible winter", "meets a brilliant but lonely scientist",
-    "loses everything in a bad investment", "plans a wonderful surprise party",
-    "grows up in a poor neighbourhood", "finds a beautiful old letter",
+)  # fmt: skip
+# Plot events worded with polarity words, but not opinions about the film.
+PLOT_EVENTS_WITH_NEGATIVE_WORDS = (
+    "has to survive a terrible winter", "loses everything in a bad investment",
+    "grows up in a poor neighbourhood", "escapes an awful marriage",
+)  # fmt: skip
+PLOT_EVENTS_WITH_POSITIVE_WORDS = (
+    "meets a brilliant but lonely scientist", "plans a wonderful surprise party",
+    "finds a beautiful old letter", "inherits a fantastic fortune",
 )  # fmt: skip
 PLOT_SETTINGS = (
     "a snowy mountain village", "a crowded port city", "a fading seaside resort",
@@ -435,63 +481,114 @@ VIEWING_OCCASIONS = (
 POSITIVE_VERDICTS = (
     "i would recommend it to anyone", "it is well worth your time",
     "i will happily watch it again", "easily one of the best films of the year",
-    "i would not call it a waste of time", "you will not regret watching it",
-    "do not miss this one",
+    "a real treat from start to finish",
 )  # fmt: skip
 NEGATIVE_VERDICTS = (
-    "i would not recommend it", "save your money", "it is a waste of two hours",
-    "i want my evening back", "one of the worst films of the year",
-    "you would be better off staying home", "do not bother with this one",
+    "save your money", "it is a waste of two hours", "i want my evening back",
+    "one of the worst films of the year", "you would be better off staying home",
 )  # fmt: skip
+# Verdicts worded with a negation: the hard reviews close with these.
+NEGATED_VERDICTS = {
+    1: (
+        "i would not call it a waste of time", "you will not regret watching it",
+        "do not miss this one",
+    ),
+    -1: (
+        "i would not recommend it", "do not bother with this one",
+        "i cannot call it a success",
+    ),
+}  # fmt: skip
 
 
-def _plot_sentence(s: _Sampler, form: int) -> str:
-    """A neutral sentence (one of five forms) on the plot or the viewing, with no opinion."""
+def _plot_sentence(s: _Sampler, form: int, events: Sequence[str] = PLOT_EVENTS) -> str:
+    """A sentence (one of five forms) on the plot or the viewing, with no opinion."""
     if form == 0:
-        return f"the story follows {s.choice(PLOT_CHARACTERS)} who {s.choice(PLOT_EVENTS)}"
+        return f"the story follows {s.choice(PLOT_CHARACTERS)} who {s.choice(events)}"
     if form == 1:
-        character, event = s.choice(PLOT_CHARACTERS), s.choice(PLOT_EVENTS)
+        character, event = s.choice(PLOT_CHARACTERS), s.choice(events)
         return f"it is set in {s.choice(PLOT_SETTINGS)}, where {character} {event}"
     if form == 2:
         minutes = s.integer(85, 160)
         return f"the film was shot in {s.choice(PLOT_SETTINGS)} and runs for {minutes} minutes"
     if form == 3:
         return f"i watched it {s.choice(VIEWING_OCCASIONS)}"
-    first, second = s.choice(PLOT_CHARACTERS), s.choice(PLOT_CHARACTERS)
-    return f"{first} {s.choice(PLOT_EVENTS)}, while {second} {s.choice(PLOT_EVENTS)}"
+    first = s.choice(PLOT_CHARACTERS)
+    second = s.other(PLOT_CHARACTERS, first)
+    return f"{first} {s.choice(events)}, while {second} {s.choice(PLOT_EVENTS)}"
 
 
-def _review_opinion(s: _Sampler, polarity: int) -> str:
-    """One opinion sentence of an IMDB-like review."""
+def _review_opinion(s: _Sampler, polarity: int, negated: bool = False) -> str:
+    """One opinion sentence of an IMDB-like review, usually with two adjectives.
+
+    With ``negated`` the sentence negates an adjective of the opposite polarity.
+    """
     aspect = s.choice(REVIEW_ASPECTS)
-    clause = _opinion_clause(s, aspect, polarity, IMDB_WORDS, 0.3)
+    if negated:
+        clause = _opinion_clause(s, aspect, polarity, IMDB_WORDS, 1.0)
+    elif s.chance(0.7):
+        first, second = _two_adjectives(s, polarity, IMDB_WORDS)
+        clause = f"{aspect} {s.choice(('is', 'was'))} {first} and {second}"
+    else:
+        clause = _opinion_clause(s, aspect, polarity, IMDB_WORDS, 0.0)
     form = s.uniform()
-    if form < 0.25:  # contrast inside the sentence
-        other = _opinion_clause(s, s.other(REVIEW_ASPECTS, aspect), -polarity, IMDB_WORDS, 0.2)
-        return f"{other}, but {clause}"
-    if form < 0.4:
-        return f"i thought {clause}"
-    if form < 0.5:
+    if form < 0.15:
+        return f"i thought {clause.replace(' is ', ' was ', 1)}"
+    if form < 0.25:
         return f"to be honest, {clause}"
     return clause
+
+
+# Shares of the hard IMDB review forms; the rest give every opinion the label's polarity.
+IMDB_NEGATION_SHARE = 0.06
+IMDB_CONCESSION_SHARE = 0.06
+IMDB_DISTRACTOR_SHARE = 0.04
 
 
 def _imdb_sample(s: _Sampler, label: int) -> tuple[str, None]:
     """One IMDB-like review; label 0 negative, 1 positive.
 
-    Two to four opinion sentences (one of them possibly a concession of the opposite
-    polarity) are shuffled among one to three plot sentences; the review closes with
-    a verdict or an opinion of the label's polarity.
+    Two or three opinion sentences are shuffled among one or two neutral plot
+    sentences, and the review closes with a verdict of the label's polarity. Hard
+    reviews (:data:`IMDB_NEGATION_SHARE`, :data:`IMDB_CONCESSION_SHARE`,
+    :data:`IMDB_DISTRACTOR_SHARE`) express every opinion by negating an adjective of
+    the opposite polarity and close with a negated verdict, concede most opinions
+    to the opposite polarity before a closing opinion of the label's ("still, ..."),
+    or describe a plot worded with the opposite polarity around single-adjective
+    opinions.
     """
     polarity = 1 if label == 1 else -1
-    opinions = [_review_opinion(s, polarity) for _ in range(s.integer(2, 4))]
-    if len(opinions) >= 3 and s.chance(0.6):
-        opinions[0] = _review_opinion(s, -polarity)
-    fillers = [_plot_sentence(s, form) for form in s.shuffled(range(5))[: s.integer(1, 3)]]
-    if s.chance(0.6):
-        closing = s.choice(POSITIVE_VERDICTS if polarity > 0 else NEGATIVE_VERDICTS)
-    else:
+    n_opinions = s.integer(2, 3)
+    events: Sequence[str] = PLOT_EVENTS
+    closing = s.choice(POSITIVE_VERDICTS if polarity > 0 else NEGATIVE_VERDICTS)
+    form = s.uniform()
+    hard_negation = IMDB_NEGATION_SHARE
+    hard_concession = hard_negation + IMDB_CONCESSION_SHARE
+    hard_distractor = hard_concession + IMDB_DISTRACTOR_SHARE
+    if form < hard_negation:
+        opinions = [_review_opinion(s, polarity, negated=True) for _ in range(n_opinions)]
+        closing = s.choice(NEGATED_VERDICTS[polarity])
+    elif form < hard_concession:
+        opinions = [_review_opinion(s, -polarity) for _ in range(n_opinions)]
+        aspect = s.choice(REVIEW_ASPECTS)
+        conclusion = _opinion_clause(s, aspect, polarity, IMDB_WORDS, 0.0)
+        closing = f"{s.choice(('still', 'even so', 'in the end'))}, {conclusion}"
+    elif form < hard_distractor:
+        opinions = [
+            _opinion_clause(s, s.choice(REVIEW_ASPECTS), polarity, IMDB_WORDS, 0.0)
+            for _ in range(n_opinions)
+        ]
+        events = (
+            PLOT_EVENTS_WITH_POSITIVE_WORDS if polarity < 0 else PLOT_EVENTS_WITH_NEGATIVE_WORDS
+        )
         closing = opinions.pop()
+    else:
+        opinions = [_review_opinion(s, polarity) for _ in range(n_opinions)]
+    # The first plot sentence follows the story (forms 0, 1 or 4), so that distractor
+    # events appear in every distractor review.
+    first_form = s.choice((0, 1, 4))
+    fillers = [_plot_sentence(s, first_form, events)]
+    if s.chance(0.5):
+        fillers.append(_plot_sentence(s, s.other(range(5), first_form), events))
     sentences = [fillers[0], *s.shuffled(opinions + fillers[1:]), closing]
     return " ".join(_sentence(sentence) for sentence in sentences), None
 
@@ -555,47 +652,65 @@ def _factual_tweet(s: _Sampler) -> str:
     return f"bus {s.integer(2, 99)} will run every {s.integer(2, 6) * 5} minutes from {day}"
 
 
-def _opinion_tweet(s: _Sampler, polarity: int) -> str:
-    """A tweet expressing ``polarity`` (+1 / -1) about something."""
+# Shares of the hard forms among opinion tweets; the rest state the polarity twice
+# (two adjectives, or an adjective and a reaction) or in a plain clause.
+TWEET_NEGATION_SHARE = 0.06
+TWEET_CONTRAST_SHARE = 0.06
+TWEET_DISTRACTOR_SHARE = 0.04
+
+
+def _opinion_tweet(s: _Sampler, polarity: int) -> tuple[str, bool]:
+    """A tweet expressing ``polarity`` (+1 / -1) about something.
+
+    Returns the text and whether an emoticon added to it should contradict the
+    polarity (the distractor form: one adjective and an emoticon of the other
+    polarity).
+    """
     form = s.uniform()
-    tweet_copulas = ("is", "was")
-    if form < 0.35:
-        return _opinion_clause(
-            s, s.choice(TWEET_THINGS), polarity, TWEET_WORDS, 0.25, tweet_copulas
-        )
-    if form < 0.5:
-        clause = _opinion_clause(s, "it", polarity, TWEET_WORDS, 0.25, ("was",))
-        return f"just {s.choice(TWEET_ACTIVITIES)} and {clause}"
-    if form < 0.62:  # "can't" here does not negate the opinion
-        adjective = _graded_adjective(s, polarity, TWEET_WORDS)
-        return f"can't believe how {adjective} {s.choice(TWEET_THINGS)} was"
-    if form < 0.8:
-        first_thing = s.choice(TWEET_THINGS)
-        first = _opinion_clause(s, first_thing, -polarity, TWEET_WORDS, 0.2, tweet_copulas)
-        second_thing = s.other(TWEET_THINGS, first_thing)
-        second = _opinion_clause(s, second_thing, polarity, TWEET_WORDS, 0.2, tweet_copulas)
-        return f"{first} but {second}"
-    clause = _opinion_clause(s, s.choice(TWEET_THINGS), polarity, TWEET_WORDS, 0.25, tweet_copulas)
-    reaction = s.choice(POSITIVE_REACTIONS if polarity > 0 else NEGATIVE_REACTIONS)
-    return f"{clause}, {reaction}"
+    copulas = ("is", "was")
+    thing = s.choice(TWEET_THINGS)
+    hard_negation = TWEET_NEGATION_SHARE
+    hard_contrast = hard_negation + TWEET_CONTRAST_SHARE
+    hard_distractor = hard_contrast + TWEET_DISTRACTOR_SHARE
+    if form < hard_negation:  # "the new album is not very lame"
+        return _opinion_clause(s, thing, polarity, TWEET_WORDS, 1.0, copulas), False
+    if form < hard_contrast:
+        first = _opinion_clause(s, thing, -polarity, TWEET_WORDS, 0.0, copulas)
+        second_thing = s.other(TWEET_THINGS, thing)
+        second = _opinion_clause(s, second_thing, polarity, TWEET_WORDS, 0.0, copulas)
+        return f"{first} but {second}", False
+    if form < hard_distractor:
+        return _opinion_clause(s, thing, polarity, TWEET_WORDS, 0.0, copulas), True
+    if form < 0.45:
+        clause = _opinion_clause(s, thing, polarity, TWEET_WORDS, 0.0, copulas)
+        reaction = s.choice(POSITIVE_REACTIONS if polarity > 0 else NEGATIVE_REACTIONS)
+        return f"{clause}, {reaction}", False
+    if form < 0.7:
+        first, second = _two_adjectives(s, polarity, TWEET_WORDS)
+        return f"{thing} {s.choice(copulas)} {first} and {second}", False
+    if form < 0.85:
+        clause = _opinion_clause(s, "it", polarity, TWEET_WORDS, 0.0, ("was",))
+        return f"just {s.choice(TWEET_ACTIVITIES)} and {clause}", False
+    # "can't" here does not negate the opinion
+    adjective = _graded_adjective(s, polarity, TWEET_WORDS)
+    return f"can't believe how {adjective} {thing} was", False
 
 
 def _tweet_sample(s: _Sampler, label: int) -> tuple[str, None]:
     """One tweet; label 0 negative, 1 neutral, 2 positive."""
     if label == 1:
         text = _factual_tweet(s)
-        emoticon_rate, matching = 0.1, s.chance(0.5)
+        emoticon_rate, positive_face = 0.1, s.chance(0.5)
         polar_tags: tuple[str, ...] = ()
     else:
         polarity = 1 if label == 2 else -1
-        text = _opinion_tweet(s, polarity)
-        emoticon_rate, matching = 0.4, s.chance(0.85)
-        polar_tags = POSITIVE_HASHTAGS if polarity > 0 else NEGATIVE_HASHTAGS
+        text, mismatched = _opinion_tweet(s, polarity)
+        emoticon_rate, positive_face = (1.0 if mismatched else 0.4), (polarity > 0) != mismatched
+        polar_tags = () if mismatched else POSITIVE_HASHTAGS if polarity > 0 else NEGATIVE_HASHTAGS
     parts = [text]
     if s.chance(0.3):
         parts.insert(0, "@user")
     if s.chance(emoticon_rate):
-        positive_face = matching == (label == 2)
         parts.append(s.choice(POSITIVE_EMOTICONS if positive_face else NEGATIVE_EMOTICONS))
     if polar_tags and s.chance(0.15):
         parts.append(s.choice(polar_tags))
@@ -641,7 +756,9 @@ MNLI_ACTIVITIES = (
     ("fixing a bicycle", "repairing something", "work"),
     ("kicking a ball", "playing with a ball", "sport"),
 )
-MNLI_RESTING = ("sleeping", "taking a nap", "fast asleep", "dozing in bed")
+MNLI_RESTING = ("sleeping", "taking a nap", "fast asleep", "dozing")
+# Where a resting agent of a contradicting hypothesis is.
+MNLI_RESTING_PLACES = ("in bed at home", "on a sofa at home", "in a dark bedroom", "in a hotel room")
 # (place, its generalisation, outdoors)
 MNLI_PLACES = (
     ("in a park", "outside", True),
@@ -660,11 +777,25 @@ MNLI_PLACES = (
 COLORS = ("red", "blue", "green", "yellow", "black", "white", "orange")
 GARMENTS = ("shirt", "jacket", "hat", "coat", "sweater", "scarf")
 MNLI_ADJECTIVES = ("tired", "famous", "nervous", "happy", "tall", "smiling", "cheerful", "bored")
+# Details a premise may end with; an entailed hypothesis keeps or drops them.
 MNLI_EXTRAS = (
-    "for a small crowd", "to earn some money", "for the first time", "before going to work",
-    "while waiting for a friend", "as part of a contest", "after a long day",
-    "on a sunny afternoon", "on a cold morning", "for a group of tourists", "to pass the time",
+    "on a sunny afternoon", "on a cold morning", "after a long day", "before going to work",
+    "in the early evening", "on a rainy day",
 )  # fmt: skip
+# Purposes and circumstances that only hypotheses state (no premise settles them).
+MNLI_ADDED_INFORMATION = (
+    "to earn some money for a trip", "for the first time in years",
+    "while waiting for a friend to arrive", "as part of a school contest",
+    "for a small crowd of tourists", "to pass the time before a job interview",
+    "for a class project due next week", "to win a bet with a friend",
+    "for a birthday party later today", "to raise money for a local charity",
+)  # fmt: skip
+# Shares of the hard pairs per class; the rest carry the class's clear cue (a
+# generalised copy, added information, an incompatible activity or state).
+MNLI_HARD_ENTAILMENT_SHARE = 0.15  # a copy with the premise's words, less one detail
+MNLI_HARD_NEUTRAL_SHARE = 0.2  # a premise more general than the hypothesis, "is not famous"
+MNLI_NEGATED_CONTRADICTION_SHARE = 0.1  # "is not playing a guitar", "nobody is ..."
+MNLI_SWAPPED_CONTRADICTION_SHARE = 0.15  # a swapped agent, activity, place or attire colour
 
 
 @dataclass(frozen=True)
@@ -728,48 +859,46 @@ def _attire(color: str, garment: str) -> str:
 
 
 def _entailed(s: _Sampler, draw: _SceneDraw, hypothesis: _Scene) -> _Scene:
-    """Generalise or drop details of the premise (at least one change)."""
-    if s.chance(0.15):  # entailed by negating an incompatible state: "is not sleeping"
-        resting = s.choice(MNLI_RESTING)
-        return replace(hypothesis, negated=True, activity=resting, place=None, extra=None)
-    changed = False
-    agent_move = s.uniform()
-    if agent_move < 0.35:
-        hypothesis, changed = replace(hypothesis, agent=draw.general_agent), True
-        hypothesis = replace(hypothesis, plural=_is_plural(draw.general_agent))
-    elif agent_move < 0.45:
-        hypothesis, changed = replace(hypothesis, agent="someone", plural=False), True
-    elif draw.adjective and agent_move < 0.7:
-        hypothesis, changed = replace(hypothesis, agent=_agent_phrase(draw, None)), True
-    if s.chance(0.5):
-        hypothesis, changed = replace(hypothesis, activity=draw.general_activity), True
-    if draw.place and s.chance(0.6):
-        new_place = draw.place[1] if s.chance(0.6) else None
-        hypothesis, changed = replace(hypothesis, place=new_place), True
-    if hypothesis.attire and s.chance(0.6):
-        hypothesis, changed = replace(hypothesis, attire=None), True
-    if hypothesis.extra and s.chance(0.6):
-        hypothesis, changed = replace(hypothesis, extra=None), True
-    if not changed:
-        hypothesis = replace(hypothesis, activity=draw.general_activity)
-    return hypothesis
+    """A short generalisation of the premise: "A person is playing an instrument."
+
+    The agent becomes its hypernym (or "someone"), the activity usually its
+    generalisation; attire, place and extra details are dropped, or the general
+    place becomes the predicate ("Someone is outdoors."). A share
+    :data:`MNLI_HARD_ENTAILMENT_SHARE` instead keeps the premise's words and drops
+    one detail, so that an entailed hypothesis does not always use general words.
+    """
+    if s.chance(MNLI_HARD_ENTAILMENT_SHARE):
+        details = [name for name in ("attire", "place", "extra") if getattr(hypothesis, name)]
+        if not details:
+            return replace(hypothesis, activity=draw.general_activity)
+        return replace(hypothesis, **{s.choice(details): None})
+    if s.chance(0.75):
+        agent, plural = draw.general_agent, _is_plural(draw.general_agent)
+    else:
+        agent, plural = "someone", False
+    if draw.place and s.chance(0.4):
+        activity = draw.place[1]
+    else:
+        activity = draw.general_activity if s.chance(0.8) else draw.activity
+    return _Scene(agent, plural, activity)
 
 
 def _contradicting(s: _Sampler, draw: _SceneDraw, hypothesis: _Scene) -> _Scene:
-    """Make one change incompatible with the premise; other details may generalise."""
-    operation = s.choice(
-        ("negation", "negation", "agent", "activity", "activity", "place", "attire")
-    )
-    if operation == "place" and not draw.place:
-        operation = "activity"
-    if operation == "attire" and not hypothesis.attire:
-        operation = "negation"
-    if operation != "place" and draw.place and s.chance(0.3):
+    """Replace the premise's predicate by an incompatible one; details may generalise.
+
+    Most hypotheses put the agent in a resting state ("is sleeping") or in an
+    activity of another kind. A share :data:`MNLI_NEGATED_CONTRADICTION_SHARE`
+    negates the predicate instead ("is not playing a guitar", "nobody is ..."), and
+    a share :data:`MNLI_SWAPPED_CONTRADICTION_SHARE` keeps it but swaps the agent,
+    the place or the colour of the attire for an incompatible one.
+    """
+    if draw.place and s.chance(0.3):
         hypothesis = replace(hypothesis, place=draw.place[1])
     if hypothesis.extra and s.chance(0.6):
         hypothesis = replace(hypothesis, extra=None)
-    if operation == "negation":  # a negated copy, with no detail the negation could target
-        hypothesis = replace(hypothesis, extra=None)
+    operation = s.uniform()
+    if operation < MNLI_NEGATED_CONTRADICTION_SHARE:  # a negated copy
+        hypothesis = replace(hypothesis, extra=None)  # no detail the negation could target
         if s.chance(0.3):
             return replace(
                 hypothesis,
@@ -780,20 +909,26 @@ def _contradicting(s: _Sampler, draw: _SceneDraw, hypothesis: _Scene) -> _Scene:
             )
         activity = draw.general_activity if s.chance(0.4) else draw.activity
         return replace(hypothesis, negated=True, activity=activity)
-    if operation == "agent":
-        agent, plural = draw.opposite_agent, _is_plural(draw.opposite_agent)
-        return replace(hypothesis, agent=agent, plural=plural, attire=None)
-    if operation == "activity":
-        if s.chance(0.5):
-            return replace(hypothesis, activity=s.choice(MNLI_RESTING))
-        others = [entry for entry in MNLI_ACTIVITIES if entry[2] != draw.group]
-        return replace(hypothesis, activity=s.choice(others)[0])
-    if operation == "place":
-        assert draw.place is not None
-        others = [entry for entry in MNLI_PLACES if entry[2] != draw.place[2]]
-        other = s.choice(others)
-        return replace(hypothesis, place=other[0] if s.chance(0.7) else other[1])
-    return replace(hypothesis, attire=_attire(s.other(COLORS, draw.color), draw.garment))
+    if operation < MNLI_NEGATED_CONTRADICTION_SHARE + MNLI_SWAPPED_CONTRADICTION_SHARE:
+        swap = s.choice(("agent", "activity", "place", "attire"))
+        if swap == "place" and not draw.place:
+            swap = "agent"
+        if swap == "attire" and not hypothesis.attire:
+            swap = "agent"
+        if swap == "agent":
+            agent, plural = draw.opposite_agent, _is_plural(draw.opposite_agent)
+            return replace(hypothesis, agent=agent, plural=plural, attire=None)
+        if swap == "activity":
+            others = [entry for entry in MNLI_ACTIVITIES if entry[2] != draw.group]
+            return replace(hypothesis, activity=s.choice(others)[0])
+        if swap == "place":
+            assert draw.place is not None
+            others = [entry for entry in MNLI_PLACES if entry[2] != draw.place[2]]
+            other = s.choice(others)
+            return replace(hypothesis, place=other[0] if s.chance(0.7) else other[1])
+        return replace(hypothesis, attire=_attire(s.other(COLORS, draw.color), draw.garment))
+    resting, place = s.choice(MNLI_RESTING), s.choice(MNLI_RESTING_PLACES)
+    return replace(hypothesis, activity=resting, place=place, extra=None)
 
 
 def _neutral(
@@ -801,38 +936,25 @@ def _neutral(
 ) -> tuple[_Scene, _Scene]:
     """Make the hypothesis say something the premise does not settle.
 
-    Either the hypothesis adds a detail (adjective, attire, purpose or time, a negated
-    adjective) or the premise is made more general than the hypothesis.
+    Most hypotheses add a purpose or circumstance (:data:`MNLI_ADDED_INFORMATION`),
+    some an adjective of the agent. A share :data:`MNLI_HARD_NEUTRAL_SHARE` instead
+    makes the premise's activity more general than the hypothesis's or negates an
+    adjective the premise does not mention ("The man is not famous.").
     """
-    operation = s.choice(
-        ("specific_activity", "specific_agent", "adjective", "extra", "attire", "not_adjective")
-    )
-    if operation == "attire" and premise.attire:
-        operation = "extra"
-    if operation in ("adjective", "not_adjective") and draw.adjective:
-        operation = "extra"
-    if operation == "specific_activity":
-        premise = replace(premise, activity=draw.general_activity)
-    elif operation == "specific_agent":
-        general, plural = draw.general_agent, _is_plural(draw.general_agent)
-        premise = replace(premise, agent=general, plural=plural)
-        hypothesis = replace(hypothesis, agent=_agent_phrase(draw, draw.adjective))
-    elif operation == "adjective":
+    operation = s.uniform()
+    if operation < MNLI_HARD_NEUTRAL_SHARE:
+        if draw.adjective or s.chance(0.5):
+            premise = replace(premise, activity=draw.general_activity)
+        else:  # "The man is not famous."
+            agent = _agent_phrase(draw, None, definite=True)
+            return premise, _Scene(agent, draw.plural, s.choice(MNLI_ADJECTIVES), negated=True)
+    elif operation < 0.9 or draw.adjective:
+        hypothesis = replace(hypothesis, extra=s.choice(MNLI_ADDED_INFORMATION))
+    else:
         agent = _agent_phrase(draw, s.choice(MNLI_ADJECTIVES), definite=s.chance(0.3))
         hypothesis = replace(hypothesis, agent=agent)
-    elif operation == "not_adjective":  # "The man is not famous."
-        agent = _agent_phrase(draw, None, definite=True)
-        return premise, _Scene(agent, draw.plural, s.choice(MNLI_ADJECTIVES), negated=True)
-    elif operation == "extra":
-        hypothesis = replace(hypothesis, extra=s.other(MNLI_EXTRAS, premise.extra))
-    else:
-        hypothesis = replace(hypothesis, attire=_attire(draw.color, draw.garment))
-    if operation != "specific_activity" and s.chance(0.3):
-        hypothesis = replace(hypothesis, activity=draw.general_activity)
     if draw.place and s.chance(0.3):
         hypothesis = replace(hypothesis, place=draw.place[1] if s.chance(0.5) else None)
-    if operation != "extra" and premise.extra and s.chance(0.5):
-        hypothesis = replace(hypothesis, extra=None)
     return premise, hypothesis
 
 
@@ -843,7 +965,7 @@ def _mnli_sample(s: _Sampler, label: int) -> tuple[str, str]:
     draw = _SceneDraw(
         determiner=determiner,
         noun=noun,
-        adjective=s.choice(MNLI_ADJECTIVES) if s.chance(0.2) else None,
+        adjective=s.choice(MNLI_ADJECTIVES) if s.chance(0.15) else None,
         general_agent=general_agent,
         opposite_agent=opposite_agent,
         plural=plural,
@@ -858,9 +980,9 @@ def _mnli_sample(s: _Sampler, label: int) -> tuple[str, str]:
         agent=_agent_phrase(draw, draw.adjective),
         plural=plural,
         activity=activity,
-        attire=_attire(draw.color, draw.garment) if s.chance(0.4) else None,
+        attire=_attire(draw.color, draw.garment) if s.chance(0.25) else None,
         place=draw.place[0] if draw.place else None,
-        extra=s.choice(MNLI_EXTRAS) if s.chance(0.25) else None,
+        extra=s.choice(MNLI_EXTRAS) if s.chance(0.15) else None,
     )
     # The hypothesis starts as a copy of the premise, often with a definite agent.
     if s.chance(0.4):
@@ -1296,7 +1418,7 @@ _GENERATORS: dict[str, _SampleGenerator] = {
     "syn_dbpedia": _dbpedia_sample,
 }
 # Documented length bounds (in words, see _word_count); a draw outside is redrawn.
-_WORD_RANGES: dict[str, tuple[int, int]] = {"syn_sst2": (5, 15), "syn_imdb": (30, 80)}
+_WORD_RANGES: dict[str, tuple[int, int]] = {"syn_sst2": (5, 15), "syn_imdb": (30, 60)}
 
 
 def generate_task(name: str, n_samples: int, seed: int, label_noise: float = 0.03) -> pd.DataFrame:
