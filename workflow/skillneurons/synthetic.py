@@ -758,7 +758,12 @@ MNLI_ACTIVITIES = (
 )
 MNLI_RESTING = ("sleeping", "taking a nap", "fast asleep", "dozing")
 # Where a resting agent of a contradicting hypothesis is.
-MNLI_RESTING_PLACES = ("in bed at home", "on a sofa at home", "in a dark bedroom", "in a hotel room")
+MNLI_RESTING_PLACES = (
+    "in bed at home",
+    "on a sofa at home",
+    "in a dark bedroom",
+    "in a hotel room",
+)
 # (place, its generalisation, outdoors)
 MNLI_PLACES = (
     ("in a park", "outside", True),
