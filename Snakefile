@@ -34,4 +34,4 @@ include: "workflow/rules/neurons.smk"
 rule all:
     default_target: True
     input:
-        final_outputs(),
+        final_outputs,

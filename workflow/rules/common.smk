@@ -110,7 +110,11 @@ def prompt_tuning_metrics(model):
     )
 
 
-def final_outputs():
+# Each stage's rule file appends a function returning its final targets.
+STAGE_TARGETS = []
+
+
+def final_outputs(wildcards=None):
     """Targets of the default target "all": every output of the pipeline."""
     tables = ["A-T1_prompt_tuning", "A-T1", "A-T3"]
     figures = ["A-F3_F9", "A-F10"]
@@ -134,4 +138,5 @@ def final_outputs():
             figure=figures,
             ext=["png", "pdf"],
         )
+        + [target for stage in STAGE_TARGETS for target in stage()]
     )
