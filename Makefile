@@ -16,14 +16,16 @@ export TOKENIZERS_PARALLELISM := false
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-## run: install, then run the embedded default pipeline (every figure) on this machine
+## run: install, run the embedded default pipeline (every figure) on this machine, then
+## write results/report.html (every figure and table with its caption, and the config)
 run: install
 	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --cores $(CORES) --report results/report.html
 
 ## test: install, then run the test suite (unit tests, lint, end-to-end smoke runs)
 test: install

@@ -14,6 +14,10 @@ configfile: "config.yaml"
 config.update(validate_config(config))
 
 
+# `snakemake --report results/report.html`: every declared figure and table, the config.
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 
 
@@ -29,6 +33,12 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/prompts.smk"
 include: "workflow/rules/activations.smk"
 include: "workflow/rules/neurons.smk"
+include: "workflow/rules/pruning.smk"
+include: "workflow/rules/transfer.smk"
+include: "workflow/rules/perturbation.smk"
+include: "workflow/rules/analysis.smk"
+include: "workflow/rules/tuning_methods.smk"
+include: "workflow/rules/findings.smk"
 
 
 rule all:

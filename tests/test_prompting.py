@@ -201,3 +201,9 @@ def test_prompt_file_round_trip(tmp_path):
     fresh = PromptedClassifier(tiny("masked_lm", word_tokenizer()), ["Negative", "Positive"], 2)
     load_prompt(fresh, str(path))
     assert torch.equal(fresh.prompts, classifier.prompts)
+
+
+def test_training_settings_from_a_config_block_ignore_other_keys():
+    block = {"learning_rate": 0.03, "batch_size": 16, "max_steps": 100, "prompt_length": 8}
+    settings = TrainingSettings.from_config(block, seed=5, max_steps=10)
+    assert settings == TrainingSettings(learning_rate=0.03, batch_size=16, max_steps=10, seed=5)

@@ -4,16 +4,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT, make_sandbox, run_snakemake
+from conftest import ROOT, run_snakemake
+from skillneurons.findings import COLUMNS
 from skillneurons.io import read_json, read_metadata, read_tensor_metadata, read_tensors
+from smoke_runs import completed_smoke_run
 
 BIN = Path(sys.executable).parent
 
 
-@pytest.mark.parametrize("configfile", [None, "configs/smoke.yaml"])
+@pytest.mark.parametrize(
+    "configfile", [None, "configs/smoke.yaml", "configs/paper.yaml", "configs/llm.yaml"]
+)
 def test_dry_run_builds_the_dag(sandbox, configfile):
     args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
     result = run_snakemake(sandbox, *args)
@@ -43,10 +48,8 @@ def test_code_is_formatted_and_lint_free():
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
-    """The whole smoke pipeline, run once for the tests below."""
-    sandbox = make_sandbox(tmp_path_factory.mktemp("smoke"))
-    run_snakemake(sandbox, "--configfile", "configs/smoke.yaml", "--cores", "2")
-    return sandbox
+    """The whole smoke pipeline, run once per test session (shared with other modules)."""
+    return completed_smoke_run(tmp_path_factory)
 
 
 def test_smoke_splits(smoke_run):
@@ -119,3 +122,253 @@ def test_smoke_rankings_tables_and_figures(smoke_run):
             assert (results / f"figures/{figure}.{ext}").stat().st_size > 1000
     dump = smoke_run / "results/minilm-l2/activations/syn_sst2/trial0/dev.parquet"
     assert read_metadata(dump)["shape"] == [2, 4, 1536]
+
+
+def test_smoke_perturbation_curves_and_selectivity(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    curves = pd.read_parquet(results / "perturbation/syn_tweet.parquet")
+    assert list(curves.columns) == [
+        "eval_task",
+        "order",
+        "order_type",
+        "repeat",
+        "trial",
+        "rate",
+        "perturbed",
+        "accuracy",
+        "kind",
+    ]
+    assert set(curves["order"]) == {"syn_sst2", "syn_tweet", "syn_agnews", "random", "selectivity"}
+    assert sorted(curves["trial"].unique()) == [0, 1]
+    assert sorted(curves["rate"].unique()) == [0.0, 0.1, 0.2]
+    assert curves["perturbed"].max() == round(0.2 * 2 * 1536)
+    assert curves["accuracy"].between(0, 1).all() and (curves["kind"] == "gaussian").all()
+    for _, trial in curves.groupby("trial"):  # rate 0 is one unperturbed accuracy
+        assert trial.loc[trial["rate"] == 0, "accuracy"].nunique() == 1
+    meta = read_metadata(results / "perturbation/syn_tweet/trial1.parquet")
+    assert meta["samples"] == 16 and meta["settings"]["seed"] == 8
+    selectivity = read_tensors(results / "selectivity/syn_tweet.safetensors")
+    assert sorted(selectivity) == ["mean", "trial0", "trial1"]
+    assert tuple(selectivity["mean"].shape) == (2, 1536)
+    assert ((selectivity["mean"] >= 0) & (selectivity["mean"] <= 1)).all()
+
+
+def test_smoke_importance_and_correlation_tables(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    tasks = ["syn_sst2", "syn_tweet", "syn_agnews"]
+    importance = pd.read_csv(results / "tables/A-F6.csv")
+    assert list(importance.columns) == [
+        "eval_task",
+        "source_task",
+        "area",
+        "area_sem",
+        "importance",
+    ]
+    assert len(importance) == 9
+    for _, group in importance.groupby("eval_task"):
+        assert abs(group["importance"].mean()) < 1e-9
+    summary = pd.read_csv(results / "tables/A-F6_summary.csv")
+    assert summary["eval_task"].tolist() == tasks
+    assert {"own_area", "selectivity_area", "same_type_importance"} <= set(summary.columns)
+    mean = pd.read_csv(results / "tables/A-F5.csv")
+    assert list(mean.columns) == ["task", *tasks] and mean["task"].tolist() == tasks
+    layers = pd.read_csv(results / "tables/A-F14.csv")
+    assert list(layers.columns) == ["layer", "task_a", "task_b", "spearman"]
+    assert len(layers) == 2 * 9 and layers["spearman"].between(-1, 1).all()
+    for figure in ("A-F4", "A-F11", "A-F15", "A-F6", "A-F5", "A-F14"):
+        for ext in ("png", "pdf"):
+            assert (results / f"figures/{figure}.{ext}").stat().st_size > 1000
+
+
+def test_smoke_word_selectivity_tables(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    tasks = ["syn_sst2", "syn_tweet", "syn_agnews"]
+    words = pd.read_parquet(results / "word_selectivity.parquet")
+    assert list(words.columns) == [
+        "task",
+        "layer",
+        "neuron",
+        "measure",
+        "direction",
+        "rank",
+        "token_id",
+        "token",
+        "score",
+        "count",
+    ]
+    assert len(words) == len(tasks) * 2 * 2 * 10
+    assert words["layer"].between(0, 1).all() and words["neuron"].between(0, 1535).all()
+    assert not words["token"].str.match(r"^\[.*\]$").any()  # [CLS], [unused*] skipped
+    cosine = words[words["measure"] == "cosine"]
+    assert cosine["score"].between(-1, 1).all()
+    activation = words[words["measure"] == "activation"]
+    assert (activation["count"] >= 1).all()
+    for table, measure in (("A-T2", "cosine"), ("A-T6", "activation")):
+        frame = pd.read_csv(results / f"tables/{table}.csv", keep_default_na=False)
+        assert list(frame.columns) == ["task", "layer", "neuron", "top", "bottom"]
+        assert frame["task"].tolist() == tasks
+        chosen = words[(words["measure"] == measure) & (words["direction"] == "bottom")]
+        for task, row in frame.set_index("task").iterrows():
+            tokens = chosen[chosen["task"] == task].sort_values("rank")["token"]
+            assert row["bottom"] == ", ".join(tokens)
+        assert (results / f"tables/{table}.md").read_text().startswith(f"# {table}")
+
+
+def test_smoke_random_label_words(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    draws = [
+        read_json(
+            results / f"random_label_words/draw{d}/prompt_tuning/syn_sst2/trial0/metrics.json"
+        )
+        for d in (0, 1)
+    ]
+    assert draws[0]["label_words"] != draws[1]["label_words"]
+    assert [m["draw"] for m in draws] == [0, 1] and draws[0]["seed"] == 7
+    ranking = pd.read_parquet(results / "random_label_words/draw1/rankings/syn_sst2.parquet")
+    assert len(ranking) == 2 * 1536
+    table = pd.read_csv(results / "tables/A-S4.4.csv")
+    assert table["task"].tolist() == ["syn_sst2"]
+    assert list(table.columns) == [
+        "task",
+        "draws",
+        "label_words",
+        "spearman_mean",
+        "spearman_min",
+        "spearman_max",
+        "spearman_vs_label_words",
+        "test_accuracy_mean",
+        "paper",
+    ]
+    assert table["spearman_mean"].between(-1, 1).all() and (table["draws"] == 2).all()
+
+
+def test_smoke_adapters_and_bitfit(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    for method in ("adapter", "bitfit"):
+        folder = results / f"tuning_methods/{method}/syn_tweet/trial0"
+        weights = read_tensors(folder / "weights.safetensors")
+        prefix = "adapters." if method == "adapter" else "backbone."
+        assert weights and all(name.startswith(prefix) for name in weights)
+        if method == "bitfit":
+            assert all(name.endswith("bias") for name in weights)
+        assert read_tensor_metadata(folder / "weights.safetensors")["method"] == method
+        metrics = read_json(folder / "metrics.json")
+        assert metrics["method"] == method and 0 <= metrics["test_accuracy"] <= 1
+        curves = pd.read_parquet(
+            results / f"tuning_methods/{method}/perturbation/syn_tweet.parquet"
+        )
+        assert set(curves["order"]) == {"syn_sst2", "syn_tweet", "syn_agnews", "random"}
+        assert sorted(curves["rate"].unique()) == [0.0, 0.1, 0.2]
+        assert curves["accuracy"].between(0, 1).all()
+        importance = pd.read_csv(results / f"tables/A-F8_{method}.csv")
+        assert len(importance) == 2 * 3  # eval tasks x source tasks
+    accuracy = pd.read_csv(results / "tables/tuning_methods.csv")
+    assert accuracy[["method", "task"]].values.tolist() == [
+        ["adapter", "syn_sst2"],
+        ["adapter", "syn_tweet"],
+        ["bitfit", "syn_sst2"],
+        ["bitfit", "syn_tweet"],
+    ]
+    assert "margin" in accuracy.columns
+    average = pd.read_csv(results / "tables/A-F8.csv")
+    assert {"importance", "importance_adapter", "importance_bitfit"} <= set(average.columns)
+    assert len(average) == 2 * 3
+    for figure in ("A-F7", "A-F8", "A-F8_adapter", "A-F8_bitfit", "A-F12", "A-F13"):
+        for ext in ("png", "pdf"):
+            assert (results / f"figures/{figure}.{ext}").stat().st_size > 1000
+
+
+def test_smoke_pruning_models_speed_and_table(smoke_run):
+    from skillneurons.neuron_sites import ffn_sites
+    from skillneurons.pruning import load_pruned_model
+
+    results = smoke_run / "results/minilm-l2"
+    folder = results / "pruning/syn_tweet/trial1"
+    config = read_json(folder / "model.json")
+    assert config["pruned_layers"] == [0, 1]  # round(0.75 * 2 layers)
+    assert sum(config["widths"]) == round(0.02 * 2 * 1536)  # ranking.scope: global
+    assert 0 < config["parameter_fraction"] < 1 and config["trial"] == 1
+    loaded, _ = load_pruned_model(folder / "model.safetensors", folder / "model.json")
+    assert [site.width for site in ffn_sites(loaded.model)] == config["widths"]
+    assert str(read_tensors(folder / "model.safetensors")["kept/1"].dtype) == "torch.int64"
+    metrics = read_json(folder / "metrics.json")
+    assert metrics["steps"] == 4 and 0 <= metrics["test_accuracy"] <= 1
+    assert read_tensor_metadata(folder / "prompt.safetensors")["pruned"] is True
+    speed = read_json(results / "pruning/speed.json")["tasks"]
+    assert sorted(speed) == ["syn_agnews", "syn_sst2", "syn_tweet"]
+    for trials in speed.values():
+        assert [entry["trial"] for entry in trials] == [0, 1]
+        for entry in trials:
+            assert entry["flop_bound"] > 1 and entry["speedup"] > 0 and entry["threads"] == 1
+            assert entry["batch_size"] == 4 and entry["repeats"] == 3
+    table = pd.read_csv(results / "tables/A-T4.csv")
+    assert table["task"].tolist() == ["syn_sst2", "syn_tweet", "syn_agnews"]
+    assert list(table.columns) == [
+        "task",
+        "trials",
+        "prompt_tuning",
+        "pruned",
+        "parameter_fraction",
+        "speedup",
+        "cpu_speedup",
+        "flop_bound",
+        "efficiency",
+        "prompt_tuning_mean",
+        "prompt_tuning_std",
+        "pruned_mean",
+        "pruned_std",
+    ]
+    assert table["pruned_mean"].between(0, 1).all() and (table["trials"] == 2).all()
+    assert (results / "tables/A-T4.md").read_text().startswith("# A-T4")
+
+
+def test_smoke_transferability_indicator(smoke_run):
+    results = smoke_run / "results/minilm-l2"
+    pairs = pd.read_parquet(results / "transfer/pairs.parquet")
+    assert list(pairs.columns) == [
+        "source",
+        "target",
+        "trial",
+        "transfer_accuracy",
+        "on_all",
+        "on_skill",
+    ]
+    # binary tasks share Negative/Positive: 2 x 2 pairs; the three-way task only itself
+    assert len(pairs) == (4 + 1) * 2
+    assert set(pairs.loc[pairs["target"] == "syn_tweet", "source"]) == {"syn_tweet"}
+    assert pairs["transfer_accuracy"].between(0, 1).all()
+    assert pairs[["on_all", "on_skill"]].stack().between(0, 1).all()
+    own = pairs[pairs["source"] == pairs["target"]]
+    assert (own["on_all"] == 1.0).all() and (own["on_skill"] == 1.0).all()
+    table = pd.read_csv(results / "tables/A-S6.2.csv")
+    assert list(table.columns) == ["target", "sources", "spearman_all", "spearman_skill"]
+    assert table["target"].tolist() == ["syn_sst2", "syn_agnews", "average"]
+    assert table["spearman_all"].isna().all()  # one source per target: no rank correlation
+    matrix = pd.read_csv(results / "tables/A-S6.2_transfer.csv")
+    assert matrix.columns.tolist() == ["source", "syn_sst2", "syn_tweet", "syn_agnews"]
+    assert matrix["source"].tolist() == ["syn_sst2", "syn_tweet", "syn_agnews"]
+    for ext in ("png", "pdf"):
+        assert (results / f"figures/A-S6.2.{ext}").stat().st_size > 1000
+
+
+def test_smoke_findings_table(smoke_run):
+    findings = pd.read_csv(smoke_run / "results/minilm-l2/tables/findings.csv")
+    assert list(findings.columns) == COLUMNS
+    # six claims of sections 4-5, plus one per tuning method (adapter, BitFit)
+    assert len(findings) == 8
+    assert set(findings["holds"]) <= {"yes", "no", "n/a"}
+    decided = findings[findings["holds"] != "n/a"]
+    expected = np.where(decided["value"] > decided["reference_value"], "yes", "no")
+    assert (decided["holds"] == expected).all()
+
+
+def test_smoke_report_has_every_figure_table_and_the_config(smoke_run):
+    """`snakemake --report` (run by `make run`): every figure and table, and the config."""
+    run_snakemake(smoke_run, "--configfile", "configs/smoke.yaml", "--report", "report.html")
+    page = (smoke_run / "report.html").read_text()
+    results = smoke_run / "results/minilm-l2"
+    for path in [*results.glob("figures/*.png"), *results.glob("tables/A-T*.csv")]:
+        assert path.name in page, f"{path.name} is not in the report"
+    assert "Configuration of this run" in page
+    for key in ("prompt_length", "label_noise", "minilm-l2", "syn_agnews"):
+        assert key in page, key

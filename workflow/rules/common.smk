@@ -3,7 +3,7 @@
 from skillneurons.controls import CONTROLS, DEFAULT_HARD_PROMPTS, TABLE_SETTINGS
 from skillneurons.model_specs import resolve_models
 from skillneurons.tasks import resolve_tasks
-from skillneurons.verbalizer import default_label_words
+from skillneurons.label_words import default_label_words
 
 TASKS = resolve_tasks(config["tasks"], config["task_definitions"])
 SPLITS = ["train", "dev", "test"]
@@ -20,6 +20,7 @@ def tasks_from(source):
 
 MODELS = resolve_models(config["models"], config["model_definitions"])
 TRIALS = list(range(config["prompt_tuning"]["trials"]))
+CONTROL_TRIALS = TRIALS[: config["controls"]["trials"]]
 
 
 def first_task(condition):
@@ -61,11 +62,22 @@ def task_trial_files(model, pattern):
     )
 
 
+def task_files(wildcards, pattern):
+    """results/{model}/<pattern> for every task of one model."""
+    return expand(
+        f"results/{{model}}/{pattern}", model=wildcards.model, task=list(TASKS)
+    )
+
+
 def control_result_files(wildcards):
     """Table A-T3's inputs: the top-neuron results of every setting, task and trial."""
     files = {
-        control: task_trial_files(
-            wildcards.model, f"skill_neurons/{control}/{{task}}/trial{{trial}}.json"
+        control: expand(
+            "results/{model}/skill_neurons/{control}/{task}/trial{trial}.json",
+            model=wildcards.model,
+            control=control,
+            task=list(TASKS),
+            trial=CONTROL_TRIALS,
         )
         for control in CONTROLS
     }
@@ -108,6 +120,54 @@ def prompt_tuning_metrics(model):
         task=list(TASKS),
         trial=TRIALS,
     )
+
+
+def task_subset(section):
+    """The tasks of config ``section``'s ``tasks`` key (null: every configured task)."""
+    chosen = config[section]["tasks"]
+    tasks = list(TASKS) if chosen is None else list(chosen)
+    unknown = sorted(set(tasks) - set(TASKS))
+    if unknown:
+        raise ValueError(
+            f"{section}.tasks {unknown} are not among the configured tasks {list(TASKS)}"
+        )
+    return tasks
+
+
+def random_words_files(model, pattern, tasks, draws, trials=(None,)):
+    """results/{model}/random_label_words/draw{d}/<pattern> by task, then draw, then
+    trial (paper A, section 4.4)."""
+    return [
+        f"results/{model}/random_label_words/draw{draw}/"
+        + pattern.format(task=task, trial=trial)
+        for task in tasks
+        for draw in draws
+        for trial in trials
+    ]
+
+
+def tuning_curves(model, method, tasks):
+    """Per-task perturbation tables of one tuning method's models (paper A, section 5)."""
+    return expand(
+        "results/{model}/tuning_methods/{method}/perturbation/{task}.parquet",
+        model=model,
+        method=method,
+        task=tasks,
+    )
+
+
+def findings_inputs(wildcards):
+    """The tables behind the claims; §4.4 and §5 only when the config runs them."""
+    tables = f"results/{wildcards.model}/tables"
+    inputs = {
+        "importance": f"{tables}/A-F6_summary.csv",
+        "correlation": f"{tables}/A-F5.csv",
+        "controls": f"{tables}/A-T3.csv",
+        "methods": [f"{tables}/A-F8_{method}_summary.csv" for method in TUNING_METHODS],
+    }
+    if RANDOM_WORDS_TASKS:
+        inputs["label_words"] = f"{tables}/A-S4.4.csv"
+    return inputs
 
 
 # Each stage's rule file appends a function returning its final targets.

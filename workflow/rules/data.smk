@@ -4,6 +4,15 @@ data/splits/{task}/subtasks/{subtask}/{split}.parquet (schemas in skillneurons.s
 """
 
 
+# Run on the submitting host under a cluster executor (quick, or needs network).
+localrules:
+    download,
+    synthesize,
+    import_task_file,
+    split,
+    subtask_split,
+
+
 rule download:
     output:
         "data/raw/{task}.parquet",

@@ -2,6 +2,16 @@
 (Table A-T1), controls without prompt tuning (Table A-T3), Figures A-F1/F2/F3/F9/F10."""
 
 
+# Run on the submitting host under a cluster executor (quick, or needs network).
+localrules:
+    skill_neuron_table,
+    control_table,
+    figure_activation_histogram,
+    figure_subtask_scatter,
+    figure_predictivity_baselines,
+    figure_predictivity_definitions,
+
+
 rule rank_neurons:
     input:
         dev="data/splits/{task}/dev.parquet",
@@ -77,7 +87,11 @@ rule skill_neuron_table:
             task=list(TASKS),
         ),
     output:
-        csv="results/{model}/tables/A-T1.csv",
+        csv=report(
+            "results/{model}/tables/A-T1.csv",
+            caption="../report/A-T1.rst",
+            category="Paper A: skill neurons",
+        ),
         md="results/{model}/tables/A-T1.md",
     log:
         "logs/{model}/tables/A-T1.log",
@@ -95,7 +109,11 @@ rule control_table:
     input:
         unpack(control_result_files),
     output:
-        csv="results/{model}/tables/A-T3.csv",
+        csv=report(
+            "results/{model}/tables/A-T3.csv",
+            caption="../report/A-T3.rst",
+            category="Paper A: skill neurons",
+        ),
         md="results/{model}/tables/A-T3.md",
     log:
         "logs/{model}/tables/A-T3.log",
@@ -118,7 +136,11 @@ rule figure_activation_histogram:
         dev_dump=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['histogram']}/trial0/dev.parquet",
         baseline=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['histogram']}/trial0/baseline.safetensors",
     output:
-        png="results/{model}/figures/A-F1.png",
+        png=report(
+            "results/{model}/figures/A-F1.png",
+            caption="../report/A-F1.rst",
+            category="Paper A: skill neurons",
+        ),
         pdf="results/{model}/figures/A-F1.pdf",
     log:
         "logs/{model}/figures/A-F1.log",
@@ -141,7 +163,11 @@ rule figure_subtask_scatter:
         dev_dump=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['scatter']}/trial0/dev.parquet",
         baseline=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['scatter']}/trial0/baseline.safetensors",
     output:
-        png="results/{model}/figures/A-F2.png",
+        png=report(
+            "results/{model}/figures/A-F2.png",
+            caption="../report/A-F2.rst",
+            category="Paper A: skill neurons",
+        ),
         pdf="results/{model}/figures/A-F2.pdf",
     log:
         "logs/{model}/figures/A-F2.log",
@@ -163,7 +189,11 @@ rule figure_predictivity_baselines:
     input:
         expand("results/{{model}}/predictivity/{task}.safetensors", task=list(TASKS)),
     output:
-        png="results/{model}/figures/A-F3_F9.png",
+        png=report(
+            "results/{model}/figures/A-F3_F9.png",
+            caption="../report/A-F3_F9.rst",
+            category="Paper A: skill neurons",
+        ),
         pdf="results/{model}/figures/A-F3_F9.pdf",
     log:
         "logs/{model}/figures/A-F3_F9.log",
@@ -187,7 +217,11 @@ rule figure_predictivity_baselines:
 
 use rule figure_predictivity_baselines as figure_predictivity_definitions with:
     output:
-        png="results/{model}/figures/A-F10.png",
+        png=report(
+            "results/{model}/figures/A-F10.png",
+            caption="../report/A-F10.rst",
+            category="Paper A: skill neurons",
+        ),
         pdf="results/{model}/figures/A-F10.pdf",
     log:
         "logs/{model}/figures/A-F10.log",

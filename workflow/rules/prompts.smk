@@ -2,6 +2,11 @@
 prompt-tuning column of Table A-T1."""
 
 
+# Run on the submitting host under a cluster executor (quick, or needs network).
+localrules:
+    prompt_tuning_table,
+
+
 rule prompt_tuning:
     input:
         expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
@@ -29,7 +34,11 @@ rule prompt_tuning_table:
     input:
         lambda w: prompt_tuning_metrics(w.model),
     output:
-        csv="results/{model}/tables/A-T1_prompt_tuning.csv",
+        csv=report(
+            "results/{model}/tables/A-T1_prompt_tuning.csv",
+            caption="../report/A-T1_prompt_tuning.rst",
+            category="Paper A: prompt tuning",
+        ),
         md="results/{model}/tables/A-T1_prompt_tuning.md",
     log:
         "logs/{model}/tables/A-T1_prompt_tuning.log",

@@ -112,5 +112,19 @@ def markdown_table(schema: Mapping | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
-    sys.stdout.write(markdown_table())
+TABLE_BEGIN, TABLE_END = "<!-- config-table:begin -->\n", "<!-- config-table:end -->"
+
+
+def update_readme(path: str | Path) -> None:
+    """Replace the README's configuration table (between its markers) by the schema's."""
+    path = Path(path)
+    text = path.read_text()
+    if TABLE_BEGIN not in text or TABLE_END not in text:
+        raise ValueError(f"{path} lacks the markers {TABLE_BEGIN.strip()} and {TABLE_END}")
+    head, rest = text.split(TABLE_BEGIN, 1)
+    tail = rest.split(TABLE_END, 1)[1]
+    path.write_text(f"{head}{TABLE_BEGIN}{markdown_table()}{TABLE_END}{tail}")
+
+
+if __name__ == "__main__":  # python -m skillneurons.config [README.md]
+    update_readme(sys.argv[1] if len(sys.argv) > 1 else "README.md")

@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 import torch
 from torch import nn
+from torch.nn.utils import skip_init
 from transformers.pytorch_utils import Conv1D
 
 
@@ -216,6 +217,33 @@ def neuron_count(model: nn.Module) -> int:
     return sum(site.width for site in ffn_sites(model))
 
 
+#: family -> the self-attention block's output projection, relative to a layer (where
+#: a Houlsby adapter goes besides the FFN's output projection, paper A §5).
+ATTENTION_OUTPUTS: dict[str, str] = {
+    "bert": "attention.output.dense",
+    "roberta": "attention.output.dense",
+    "distilbert": "attention.out_lin",
+    "gpt2": "attn.c_proj",
+    "llama": "self_attn.o_proj",
+    "mistral": "self_attn.o_proj",
+    "qwen2": "self_attn.o_proj",
+    "bloom": "self_attention.dense",
+    "opt": "self_attn.out_proj",
+}
+
+
+def attention_outputs(model: nn.Module) -> list[nn.Module]:
+    """Per layer, in depth order, the output projection of the self-attention block
+    (its output ``[..., hidden]`` is added to the residual stream)."""
+    family = model_family(model)
+    modules = [_resolve(site.block, ATTENTION_OUTPUTS[family]) for site in ffn_sites(model)]
+    if any(module is None for module in modules):
+        raise UnsupportedModelError(
+            f"{type(model).__name__} lacks {ATTENTION_OUTPUTS[family]} in some layer"
+        )
+    return modules
+
+
 # --------------------------------------------------------------------------- weights
 
 
@@ -243,6 +271,91 @@ def output_weight(site: FFNSite) -> torch.Tensor:
 def output_bias(site: FFNSite) -> torch.Tensor | None:
     """``b2``: ``[hidden]``, or ``None`` if the output projection has no bias."""
     return site.output_projection.bias
+
+
+# --------------------------------------------------------------------------- shrinking
+
+
+def _projection_rows(module: nn.Module, rows: torch.Tensor) -> nn.Module:
+    """A copy of a projection keeping only output features ``rows`` (same class)."""
+    weight, bias = module.weight.detach(), module.bias
+    factory = {"device": weight.device, "dtype": weight.dtype}
+    if isinstance(module, Conv1D):  # weight [in, out]
+        new = Conv1D(len(rows), weight.shape[0]).to(**factory)
+        new.weight.data = weight[:, rows].clone()
+    else:
+        new = skip_init(nn.Linear, weight.shape[1], len(rows), bias=bias is not None, **factory)
+        new.weight.data = weight[rows].clone()
+    if bias is not None:
+        new.bias.data = bias.detach()[rows].clone()
+    return new
+
+
+def _projection_columns(
+    module: nn.Module, columns: torch.Tensor, shift: torch.Tensor
+) -> nn.Module:
+    """A copy of a projection keeping only input features ``columns``, bias + ``shift``.
+
+    A projection without a bias gets one (``shift``), so the folded constant has a home.
+    """
+    weight = module.weight.detach()
+    factory = {"device": weight.device, "dtype": weight.dtype}
+    bias = module.bias.detach() if module.bias is not None else torch.zeros_like(shift)
+    if isinstance(module, Conv1D):  # weight [in, out]
+        new = Conv1D(weight.shape[1], len(columns)).to(**factory)
+        new.weight.data = weight[columns].clone()
+    else:
+        new = skip_init(nn.Linear, len(columns), weight.shape[0], bias=True, **factory)
+        new.weight.data = weight[:, columns].clone()
+    new.bias.data = (bias + shift.to(**factory)).clone()
+    return new
+
+
+def _set_module(root: nn.Module, path: str, module: nn.Module) -> None:
+    parent, _, name = path.rpartition(".")
+    setattr(_resolve(root, parent) if parent else root, name, module)
+
+
+def shrink_site(
+    model: nn.Module, layer: int, neurons: torch.Tensor, output_bias_shift: torch.Tensor
+) -> FFNSite:
+    """Keep only ``neurons`` of one layer: a real, smaller FFN (pruning, paper A §6.1).
+
+    The input projections keep rows ``neurons`` (``K`` and ``b1``), the output
+    projection keeps columns ``neurons`` (``V``) and gets bias ``b2 + output_bias_shift``,
+    where the caller folds the constant contribution of the removed neurons into
+    ``output_bias_shift`` ``[hidden]``. The new modules replace the old ones in the
+    layer (same class, device and dtype; ``requires_grad`` is kept), so the layer then
+    computes ``f(x K_S^T + b1_S) V_S + b2 + shift`` with ``|S| = len(neurons)``.
+
+    Parameters
+    ----------
+    model : a supported model (see :data:`FFN_MODULES`).
+    layer : the layer index.
+    neurons : 1-D int64 indices of the neurons kept, in the order they get in the new
+        layer (``arange(width)`` keeps the layer as it is).
+    output_bias_shift : ``[hidden]`` added to the output projection's bias.
+
+    Returns
+    -------
+    The layer's new :class:`FFNSite` (``width == len(neurons)``).
+    """
+    family, _ = _backbone(model)
+    site = _select_sites(model, [layer])[0]
+    neurons = torch.as_tensor(neurons, dtype=torch.long).reshape(-1)
+    if neurons.numel() and not 0 <= int(neurons.min()) <= int(neurons.max()) < site.width:
+        raise ValueError(f"neurons kept at layer {layer} must lie in 0..{site.width - 1}")
+    index = neurons.to(site.output_projection.weight.device)
+    layout = FFN_MODULES[family]
+    paths = (*layout.input_projections, layout.output_projection)
+    old = (*site.input_projections, site.output_projection)
+    new = [_projection_rows(module, index) for module in site.input_projections]
+    new.append(_projection_columns(site.output_projection, index, output_bias_shift))
+    for path, before, after in zip(paths, old, new, strict=True):
+        for parameter in after.parameters():
+            parameter.requires_grad_(before.weight.requires_grad)
+        _set_module(site.block, path, after)
+    return ffn_sites(model)[layer]
 
 
 # --------------------------------------------------------------------------- hooks

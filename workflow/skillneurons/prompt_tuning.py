@@ -66,15 +66,7 @@ def tune_prompts(
             f" positions; lower max_length to at most {classifier.max_input_length}"
         )
     encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
-    training = TrainingSettings(
-        learning_rate=settings["learning_rate"],
-        batch_size=settings["batch_size"],
-        eval_batch_size=settings["eval_batch_size"],
-        max_steps=settings["max_steps"],
-        eval_every=settings["eval_every"],
-        patience=settings["patience"],
-        seed=seed,
-    )
+    training = TrainingSettings.from_config(settings, seed)
     pad_id = classifier.pad_id
     result = train(
         classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress

@@ -10,22 +10,24 @@ label sets in the same order and the same task types, so that the pattern of ski
 shared between tasks (the diagonal blocks of the task-correlation heatmaps) has a
 chance to appear. Every lexicon and template below is written for this project.
 
-Texts are deterministic from ``(task, n_samples, seed, label_noise)`` and are made
-hard enough that a prompt-tuned small encoder stays below 100% accuracy and no
-single shallow cue solves a task:
+Texts are deterministic from ``(task, n_samples, seed, label_noise)``. Each task is
+sized for the embedded default (MiniLM-L6, 8 soft prompt tokens, 100 tuning steps on
+CPU): most samples carry a clear cue of their class, a minority needs more than one
+word to be read right, so a prompt-tuned small encoder learns the task well above its
+majority class and stays below 100%:
 
-* **sentiment** -- negation flips polarity ("not good", "never boring", "hardly
-  enjoyable"), intensifiers and downtoners grade it ("very", "slightly"), contrast
-  puts the label on the clause after "but" or the main clause after "although", and
-  polarity words also appear in neutral contexts ("a film about a terrible war",
-  "the great hall"). The three sentiment tasks share a core polarity lexicon, each
-  adds its own words and surface form: short critic lines (SST-2), long reviews
-  whose opinion is spread over sentences between plot filler (IMDB), tweets with
-  mentions, hashtags and emoticons and a neutral class of factual tweets (TweetEval);
-* **inference** -- hypotheses and context sentences overlap heavily with the premise
-  or question: negated copies, swapped attributes, more specific (hence neutral)
-  rewrites of a premise, sentences that name the asked entity but answer about
-  another one. Word overlap alone does not decide the label;
+* **sentiment** -- most samples carry polarity words ("good", "boring"); a minority
+  flips them with negation ("not good", "never boring") or puts the label on the
+  clause after "but" / the main clause after "although". The three sentiment tasks
+  share a core polarity lexicon, each adds its own words and surface form: short
+  critic lines (SST-2), longer reviews with plot filler (IMDB), tweets with mentions,
+  hashtags and emoticons and a neutral class of factual tweets (TweetEval);
+* **inference** -- most pairs carry their class's cue (MNLI: a generalised copy of
+  the premise, added information, an incompatible activity or state; QNLI: the
+  sentence states the asked relation, or a background fact no question asks about);
+  a minority are hard pairs with heavy word overlap: negated or swapped copies,
+  premises more general than the hypothesis, sentences that name the asked entity
+  but answer about another one;
 * **topic** -- class keywords are mixed with words both classes use ("team", "deal",
   "record", "season", "shares", "owner", ...), some samples carry only weak cues,
   and entity names are drawn from the same invented syllables for both classes;
@@ -714,8 +716,7 @@ def _tweet_sample(s: _Sampler, label: int) -> tuple[str, None]:
         parts.append(s.choice(POSITIVE_EMOTICONS if positive_face else NEGATIVE_EMOTICONS))
     if polar_tags and s.chance(0.15):
         parts.append(s.choice(polar_tags))
-    for _ in range(s.integer(0, 2)):
-        parts.append(s.choice(TOPIC_HASHTAGS))
+    parts.extend(s.shuffled(TOPIC_HASHTAGS)[: s.integer(0, 2)])
     return " ".join(parts), None
 
 
@@ -797,10 +798,10 @@ MNLI_ADDED_INFORMATION = (
 )  # fmt: skip
 # Shares of the hard pairs per class; the rest carry the class's clear cue (a
 # generalised copy, added information, an incompatible activity or state).
-MNLI_HARD_ENTAILMENT_SHARE = 0.15  # a copy with the premise's words, less one detail
-MNLI_HARD_NEUTRAL_SHARE = 0.2  # a premise more general than the hypothesis, "is not famous"
-MNLI_NEGATED_CONTRADICTION_SHARE = 0.1  # "is not playing a guitar", "nobody is ..."
-MNLI_SWAPPED_CONTRADICTION_SHARE = 0.15  # a swapped agent, activity, place or attire colour
+MNLI_HARD_ENTAILMENT_SHARE = 0.1  # a copy with the premise's words, less one detail
+MNLI_HARD_NEUTRAL_SHARE = 0.1  # a premise more general than the hypothesis, "is not famous"
+MNLI_NEGATED_CONTRADICTION_SHARE = 0.07  # "is not playing a guitar", "nobody is ..."
+MNLI_SWAPPED_CONTRADICTION_SHARE = 0.07  # a swapped agent, activity, place or attire colour
 
 
 @dataclass(frozen=True)
@@ -970,7 +971,7 @@ def _mnli_sample(s: _Sampler, label: int) -> tuple[str, str]:
     draw = _SceneDraw(
         determiner=determiner,
         noun=noun,
-        adjective=s.choice(MNLI_ADJECTIVES) if s.chance(0.15) else None,
+        adjective=s.choice(MNLI_ADJECTIVES) if s.chance(0.1) else None,
         general_agent=general_agent,
         opposite_agent=opposite_agent,
         plural=plural,
@@ -985,9 +986,9 @@ def _mnli_sample(s: _Sampler, label: int) -> tuple[str, str]:
         agent=_agent_phrase(draw, draw.adjective),
         plural=plural,
         activity=activity,
-        attire=_attire(draw.color, draw.garment) if s.chance(0.25) else None,
+        attire=_attire(draw.color, draw.garment) if s.chance(0.1) else None,
         place=draw.place[0] if draw.place else None,
-        extra=s.choice(MNLI_EXTRAS) if s.chance(0.15) else None,
+        extra=s.choice(MNLI_EXTRAS) if s.chance(0.05) else None,
     )
     # The hypothesis starts as a copy of the premise, often with a definite agent.
     if s.chance(0.4):
@@ -1010,72 +1011,69 @@ class _Relation(NamedTuple):
     statements: tuple[str, ...]
 
 
+# Statements restate the predicate of the questions they answer.
 TOWN_RELATIONS = {
     "founded": _Relation(
-        ("when was {x} founded", "in what year was {x} founded", "who founded {x}"),
-        (
-            "{x} was founded in {year} by {person}",
-            "{person} founded {x} in {year}",
-            "{x} was founded by {person} in {year} as a small trading post",
-        ),
+        ("when was {x} founded", "in what year was {x} founded"),
+        ("{x} was founded in {year}", "{x} was founded in {year} by {person}"),
     ),
     "location": _Relation(
-        ("where is {x} located", "in which region is {x}"),
-        (
-            "{x} is located in the {region} region, {km} kilometres from the coast",
-            "{x} lies on the {river} river in the {region} region",
-        ),
+        ("where is {x} located", "in which region is {x} located"),
+        ("{x} is located in the {region} region", "{x} is located on the {river} river"),
     ),
     "population": _Relation(
-        ("how many people live in {x}", "what is the population of {x}"),
-        (
-            "{x} has a population of about {population} people",
-            "about {population} people lived in {x} at the {census} census",
-        ),
+        ("what is the population of {x}", "how many people live in {x}"),
+        ("the population of {x} is about {population}", "about {population} people live in {x}"),
     ),
     "named_after": _Relation(
-        ("who was {x} named after", "where does the name of {x} come from"),
-        (
-            "{x} was named after {person}, a local {occupation}",
-            "the name of {x} comes from {person}, who {deed}",
-        ),
+        ("who was {x} named after", "after whom was {x} named"),
+        ("{x} was named after {person}", "{x} was named after a local {occupation}"),
     ),
     "language": _Relation(
-        ("what language is spoken in {x}", "which language do most people in {x} speak"),
-        (
-            "most residents of {x} speak {language}",
-            "{language} is the main language spoken in {x}",
-        ),
+        ("what language is spoken in {x}", "which language is spoken in {x}"),
+        ("{language} is the language spoken in {x}", "most people in {x} speak {language}"),
     ),
 }
 LANDMARK_RELATIONS = {
     "designed": _Relation(
         ("who designed {x}", "which architect designed {x}"),
-        (
-            "{x} was designed by the architect {person}",
-            "the architect {person} designed {x} in {year}",
-        ),
+        ("{x} was designed by {person}", "the architect {person} designed {x}"),
     ),
     "built": _Relation(
-        ("when was {x} built", "when was {x} completed"),
-        (
-            "{x} was completed in {year} after {years_of_work} years of work",
-            "construction of {x} ended in {year}",
-        ),
+        ("when was {x} built", "in what year was {x} built"),
+        ("{x} was built in {year}", "{x} was built in {year} after {years_of_work} years of work"),
     ),
     "height": _Relation(
         ("how tall is {x}", "what is the height of {x}"),
-        ("{x} is {metres} metres tall", "{x} rises {metres} metres above the ground"),
+        ("{x} is {metres} metres tall", "the height of {x} is {metres} metres"),
     ),
     "material": _Relation(
-        ("what is {x} made of", "which material was used to build {x}"),
-        ("{x} is built mostly of {material}", "{material} was the main material used for {x}"),
+        ("what is {x} made of", "which material is {x} made of"),
+        ("{x} is made of {material}", "{x} is made mostly of {material}"),
     ),
     "location": _Relation(
-        ("where is {x}", "in which town does {x} stand"),
-        ("{x} stands in the town of {town}", "{x} is located in the old centre of {town}"),
+        ("where does {x} stand", "in which town does {x} stand"),
+        ("{x} stands in the town of {town}", "{x} stands in the old centre of {town}"),
     ),
 }
+# Facts of relations that no question asks: most not-entailed sentences state one.
+TOWN_BACKGROUND = (
+    "{x} holds a {event} every {season}",
+    "{x} is popular with {visitors}",
+    "{x} is known for its {product}",
+    "a small {facility} opened in {x} last year",
+)
+LANDMARK_BACKGROUND = (
+    "{x} is lit up every night",
+    "{x} is popular with {visitors}",
+    "{x} hosts a {event} every {season}",
+    "guided tours of {x} start at the main gate",
+)
+EVENTS = ("music festival", "flower show", "night market", "boat race", "cheese fair")
+SEASONS = ("spring", "summer", "autumn", "winter")
+VISITORS = ("hikers", "tourists", "school groups", "cyclists", "photographers")
+LOCAL_PRODUCTS = ("cheese", "wine", "pottery", "honey", "wool")
+FACILITIES = ("museum", "cinema", "bakery", "sports hall", "library")
 # Appositions that name a second entity: "{x}, a town near {y}, was founded ..."
 TOWN_APPOSITIONS = ("a town near {y}", "a village north of {y}", "the neighbour of {y}")
 LANDMARK_APPOSITIONS = (
@@ -1085,7 +1083,6 @@ LANDMARK_APPOSITIONS = (
 )
 LANDMARK_TYPES = ("Bridge", "Tower", "Cathedral", "Lighthouse", "Dam", "Observatory", "Library")
 OCCUPATIONS = ("merchant", "priest", "landowner", "miller", "soldier", "poet")
-DEEDS = ("built its first mill", "owned most of the land", "ran its first school")
 LANGUAGES = ("German", "Italian", "Basque", "Catalan", "Welsh", "Danish", "Romansh", "Frisian")
 MATERIALS = ("granite", "red brick", "limestone", "steel", "reinforced concrete", "oak timber")
 
@@ -1105,58 +1102,72 @@ def _qnli_statement(
     return _sentence(template.format(x=subject, **slots))
 
 
+# Shares of the not-entailed QNLI sentences that need the question to be told from an
+# answer: another relation that questions ask about (of the asked entity), and the
+# asked relation of another entity (half of them described relative to the asked
+# one, so the asked name is in the sentence). The rest state a background fact.
+QNLI_OTHER_RELATION_SHARE = 0.1
+QNLI_OTHER_ENTITY_SHARE = 0.15
+# Share of entailed sentences with an apposition naming another entity.
+QNLI_APPOSITION_SHARE = 0.1
+
+
 def _qnli_sample(s: _Sampler, label: int) -> tuple[str, str]:
     """One QNLI-like pair; label 0 entailment, 1 not_entailment.
 
-    Entailment: the sentence states the asked relation of the asked entity. Not
-    entailment: it states another relation of that entity, the asked relation of
-    another entity, or the asked relation of an entity described by its position
-    relative to the asked one (so the asked name is in the sentence).
+    Entailment: the sentence states the asked relation of the asked entity (in a
+    share :data:`QNLI_APPOSITION_SHARE` with an apposition naming another entity).
+    Not entailment: mostly a background fact about the asked entity; shares
+    :data:`QNLI_OTHER_RELATION_SHARE` state another asked-about relation of it and
+    :data:`QNLI_OTHER_ENTITY_SHARE` the asked relation of another entity, half of the
+    time one described by its position relative to the asked one.
     """
+    name = partial(_invented_name, s, 2, 2)  # short names: few word pieces
     if s.chance(0.5):
         relations, appositions = TOWN_RELATIONS, TOWN_APPOSITIONS
-        subject, other = _invented_name(s), _invented_name(s)
+        subject, other = name(), name()
     else:
         relations, appositions = LANDMARK_RELATIONS, LANDMARK_APPOSITIONS
-        kind = s.choice(LANDMARK_TYPES)
-        subject = f"the {_invented_name(s)} {kind}"
-        other = f"the {_invented_name(s)} {s.choice(LANDMARK_TYPES)}"
+        subject = f"the {name()} {s.choice(LANDMARK_TYPES)}"
+        other = f"the {name()} {s.choice(LANDMARK_TYPES)}"
     if other == subject:
         other = f"{other} {s.choice(('Minor', 'Nova', 'Alta'))}"
     names = list(relations)
     asked = s.choice(names)
     slots = {
         "year": s.integer(1150, 1990),
-        "census": s.integer(1950, 2020),
         "person": _person(s),
-        "river": _invented_name(s),
-        "region": _invented_name(s),
-        "km": s.integer(3, 140),
+        "river": name(),
+        "region": name(),
         "population": f"{s.integer(800, 250_000):,}",
         "occupation": s.choice(OCCUPATIONS),
-        "deed": s.choice(DEEDS),
         "language": s.choice(LANGUAGES),
         "years_of_work": s.integer(2, 40),
         "metres": s.integer(12, 320),
         "material": s.choice(MATERIALS),
-        "town": _invented_name(s),
+        "town": name(),
+        "event": s.choice(EVENTS),
+        "season": s.choice(SEASONS),
+        "visitors": s.choice(VISITORS),
+        "product": s.choice(LOCAL_PRODUCTS),
+        "facility": s.choice(FACILITIES),
     }
     question = _sentence(s.choice(relations[asked].questions).format(x=subject), end="?")
 
     relation, about, apposition = relations[asked], subject, None
+    form = s.uniform()
     if label == 0:
-        if s.chance(0.4):
+        if s.chance(QNLI_APPOSITION_SHARE):
             apposition = s.choice(appositions).format(y=other)
-    else:
-        form = s.uniform()
-        if form < 0.35:  # same entity, another relation
-            relation = relations[s.other(names, asked)]
-            if s.chance(0.3):
-                apposition = s.choice(appositions).format(y=other)
-        elif form < 0.6:  # same relation, another entity
-            about = other
-        else:  # same relation, another entity described relative to the asked one
-            about, apposition = other, s.choice(appositions).format(y=subject)
+    elif form < QNLI_OTHER_RELATION_SHARE:  # the asked entity, another asked-about relation
+        relation = relations[s.other(names, asked)]
+    elif form < QNLI_OTHER_RELATION_SHARE + QNLI_OTHER_ENTITY_SHARE:  # another entity
+        about = other
+        if s.chance(0.5):
+            apposition = s.choice(appositions).format(y=subject)
+    else:  # the asked entity, a background fact
+        background = TOWN_BACKGROUND if relations is TOWN_RELATIONS else LANDMARK_BACKGROUND
+        relation = _Relation((), background)
     statement = _qnli_statement(
         relation, s.integer(0, len(relation.statements) - 1), about, apposition, slots
     )

@@ -9,7 +9,7 @@ stops after ``patience`` evaluations without improvement (paper: 6).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import torch
@@ -31,6 +31,15 @@ class TrainingSettings:
     eval_every: int = 100
     patience: int = 6
     seed: int = 0
+
+    @classmethod
+    def from_config(
+        cls, settings: Mapping[str, object], seed: int, **overrides: object
+    ) -> TrainingSettings:
+        """The fields found in a config block (``prompt_tuning``, ``tuning_methods``,
+        ``pruning``, ...), then ``overrides``; other keys of the block are ignored."""
+        fields = {name: settings[name] for name in cls.__dataclass_fields__ if name in settings}
+        return cls(**{**fields, **overrides, "seed": seed})
 
 
 @dataclass

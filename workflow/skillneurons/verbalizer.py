@@ -1,8 +1,8 @@
 """The verbalizer: label words and how a model scores them (paper A, §2.1 and appendix B).
 
 Paper A uses the label words Negative, Positive for binary tasks and Negative,
-Neutral, Positive for three-way tasks; label ``i`` is predicted when its word
-scores highest. How a word is scored depends on the checkpoint
+Neutral, Positive for three-way tasks (:mod:`skillneurons.label_words`); label ``i``
+is predicted when its word scores highest. How a word is scored depends on the checkpoint
 (:data:`skillneurons.models.KINDS`):
 
 ``masked_lm``
@@ -27,24 +27,11 @@ from transformers import PreTrainedTokenizerBase
 
 from skillneurons.neuron_sites import masked_lm_head
 
-DEFAULT_LABEL_WORDS = {
-    2: ("Negative", "Positive"),
-    3: ("Negative", "Neutral", "Positive"),
-}
 SCORING = {
     "masked_lm": "mlm_head_at_mask",
     "encoder": "tied_input_embeddings_at_mask",
     "causal_lm": "next_token_logits",
 }
-
-
-def default_label_words(num_labels: int) -> tuple[str, ...]:
-    """Paper A's label words for a task with ``num_labels`` labels."""
-    if num_labels not in DEFAULT_LABEL_WORDS:
-        raise ValueError(
-            f"no default label words for {num_labels} labels; set label_words for the task"
-        )
-    return DEFAULT_LABEL_WORDS[num_labels]
 
 
 def label_token_ids(tokenizer: PreTrainedTokenizerBase, words: Sequence[str]) -> list[int]:

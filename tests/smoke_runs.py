@@ -1,0 +1,112 @@
+"""A completed smoke run shared by the operations tests, and what a dry run would do.
+
+The smoke pipeline (configs/smoke.yaml) runs once per test session; tests that change
+a run work on a copy (:func:`copy_run`; mtimes and Snakemake's metadata come along, so
+the copy is as complete as the original). :func:`scheduled_jobs` parses the job blocks
+of ``snakemake -n`` into :class:`ScheduledJob` records.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conftest import make_sandbox, run_snakemake
+
+SMOKE = ("--configfile", "configs/smoke.yaml")
+MODEL = "minilm-l2"
+# Rules upstream of every neuron analysis: data, prompt tuning, activations, rankings.
+UPSTREAM_RULES = {
+    "download",
+    "synthesize",
+    "import_task_file",
+    "split",
+    "subtask_split",
+    "prompt_tuning",
+    "baseline_activation",
+    "dump_activations",
+    "rank_neurons",
+    "control_top_neuron",
+}
+
+_completed: dict[str, Path] = {}
+
+
+def completed_smoke_run(tmp_path_factory) -> Path:
+    """The folder of a complete local smoke run (made on first use in the session)."""
+    if "local" not in _completed:
+        sandbox = make_sandbox(tmp_path_factory.mktemp("smoke_complete"))
+        run_snakemake(sandbox, *SMOKE, "--cores", "2")
+        _completed["local"] = sandbox
+    return _completed["local"]
+
+
+def copy_run(source: Path, destination: Path) -> Path:
+    """A copy of a run folder: links stay links, files keep their mtimes."""
+    shutil.copytree(source, destination, symlinks=True)
+    return destination
+
+
+@dataclass(frozen=True)
+class ScheduledJob:
+    rule: str
+    wildcards: tuple[tuple[str, str], ...] = ()
+    output: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def task(self) -> str | None:
+        return dict(self.wildcards).get("task")
+
+    def key(self) -> tuple:
+        return (self.rule, self.wildcards)
+
+
+@dataclass
+class _Block:
+    rule: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+JOB_HEADER = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):$")
+FIELD = re.compile(r"^    (\w+): (.*)$")
+
+
+def parse_dry_run(output: str) -> list[ScheduledJob]:
+    """The jobs listed by ``snakemake -n`` (one block per job, ``rule X:`` first)."""
+    blocks: list[_Block] = []
+    for line in output.splitlines():
+        header = JOB_HEADER.match(line)
+        if header:
+            blocks.append(_Block(header.group(1)))
+            continue
+        match = FIELD.match(line)
+        if match and blocks:
+            blocks[-1].fields[match.group(1)] = match.group(2)
+    jobs = []
+    for block in blocks:
+        wildcards = tuple(
+            tuple(item.split("=", 1))
+            for item in block.fields.get("wildcards", "").split(", ")
+            if "=" in item
+        )
+        output_files = tuple(
+            name.strip() for name in block.fields.get("output", "").split(",") if name.strip()
+        )
+        jobs.append(
+            ScheduledJob(block.rule, wildcards, output_files, block.fields.get("reason", ""))
+        )
+    return jobs
+
+
+def scheduled_jobs(workdir: Path, *args: str, targets: Sequence[str] = ()) -> list[ScheduledJob]:
+    """What ``snakemake -n`` of the smoke config (plus ``args``) would run in ``workdir``.
+
+    Targets go first: after ``--configfile`` or ``--forcerun`` they would be taken as
+    more values of the option.
+    """
+    result = run_snakemake(workdir, "-n", *targets, *SMOKE, *args)
+    return parse_dry_run(result.stdout + result.stderr)

@@ -1,0 +1,234 @@
+"""Perturbation curves (paper A §4.2) and the selectivity index (appendix H)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skillneurons.activations import ActivationWriter
+from skillneurons.neuron_sites import capture_activations, edit_activations
+from skillneurons.perturbation import (
+    CURVE_COLUMNS,
+    NamedOrder,
+    PerturbationSettings,
+    flat_order,
+    interleave_layers,
+    perturbation_curve,
+    perturbation_edits,
+    perturbed_count,
+    random_orders,
+    split_flat,
+    sweep_orders,
+)
+from skillneurons.predictivity import ranking_table
+from skillneurons.selectivity import (
+    SelectivityAccumulator,
+    selectivity_index,
+    selectivity_order,
+    trial_selectivity,
+)
+from skillneurons.soft_prompts import PromptedClassifier, encode_split
+from skillneurons.training import accuracy
+from tiny_models import tiny, word_tokenizer
+
+TEXTS = ["very good", "not good", "bad", "very bad", "good good", "not bad", "bad good", "good"]
+
+
+@pytest.fixture
+def classifier():
+    """Tiny BERT (2 layers x 32 neurons) with 2 soft prompts: positions 1 and 2."""
+    return PromptedClassifier(tiny("masked_lm", word_tokenizer()), ["Negative", "Positive"], 2)
+
+
+@pytest.fixture
+def split(classifier):
+    labels = [1, 0, 0, 0, 1, 1, 0, 1]
+    return encode_split(word_tokenizer(), TEXTS, [None] * len(TEXTS), labels, 16)
+
+
+def captured(classifier, split, edits=None):
+    """Layer inputs ``a`` of both layers for the first four samples."""
+    batch = split.batch(range(4), classifier.pad_id)
+    with torch.inference_mode():
+        with edit_activations(classifier, edits or {}), capture_activations(classifier) as cap:
+            classifier(**batch)
+    return cap.activations[0], cap.activations[1]
+
+
+@pytest.mark.parametrize("draw", ["sample", "position"])
+def test_noise_touches_exactly_the_selected_neurons(classifier, split, draw):
+    settings = PerturbationSettings(sigma=0.5, draw=draw, seed=3)
+    neurons = {1: torch.tensor([2, 7, 30])}
+    generator = torch.Generator().manual_seed(settings.seed)
+    edits = perturbation_edits(classifier, neurons, settings, generator=generator)
+    clean0, clean1 = captured(classifier, split)
+    noisy0, noisy1 = captured(classifier, split, edits)
+    assert torch.equal(noisy0, clean0)  # layer 0 is upstream of the edit
+    others = torch.ones(32, dtype=torch.bool)
+    others[neurons[1]] = False
+    assert torch.equal(noisy1[..., others], clean1[..., others])  # bit-identical
+    delta = noisy1[..., neurons[1]] - clean1[..., neurons[1]]  # [batch, positions, 3]
+    assert (delta != 0).all()
+    spread = (delta - delta[:, :1]).abs().amax().item()
+    if draw == "sample":  # one draw per sample, added at every position
+        assert spread < 1e-5
+    else:
+        assert spread > 0.1
+    # Seeded: the same generator seed gives the same noise.
+    generator.manual_seed(settings.seed)
+    again = captured(classifier, split, edits)[1]
+    assert torch.equal(again, noisy1)
+
+
+def test_zero_and_baseline_kinds_at_prompt_positions(classifier, split):
+    neurons = {0: torch.tensor([1, 4])}
+    clean0, _ = captured(classifier, split)
+    zero = perturbation_edits(
+        classifier,
+        neurons,
+        PerturbationSettings(kind="zero"),
+        positions=classifier.prompt_positions,
+    )
+    edited0, _ = captured(classifier, split, zero)
+    assert (edited0[:, 1:3][..., [1, 4]] == 0).all()
+    assert torch.equal(edited0[:, [0, 3, 4]], clean0[:, [0, 3, 4]])  # [MASK] and inputs
+    baseline = np.arange(2 * 2 * 32, dtype=np.float32).reshape(2, 2, 32)  # [layers, tokens, n]
+    edits = perturbation_edits(
+        classifier,
+        neurons,
+        PerturbationSettings(kind="baseline", positions="prompt"),
+        positions=classifier.prompt_positions,
+        baseline=baseline,
+    )
+    edited0, _ = captured(classifier, split, edits)
+    for token in range(2):  # prompt token t sits at position t + 1
+        expected = torch.tensor(baseline[0, token, [1, 4]]).expand(4, 2)
+        assert torch.equal(edited0[:, token + 1][:, [1, 4]], expected)
+    everywhere = perturbation_edits(
+        classifier, neurons, PerturbationSettings(kind="baseline"), baseline=baseline
+    )
+    edited0, _ = captured(classifier, split, everywhere)
+    mean = baseline[0][:, [1, 4]].mean(axis=0)  # all positions: mean over prompt tokens
+    assert torch.allclose(edited0[..., [1, 4]], torch.tensor(mean).expand(4, 5, 2))
+
+
+def test_rate_zero_reproduces_the_unperturbed_accuracy_exactly(classifier, split):
+    clean = accuracy(classifier, split, 3, classifier.pad_id)
+    order = random_orders(64, 1, seed=0)[0]
+    settings = PerturbationSettings(sigma=50.0, seed=1)
+    curve = perturbation_curve(classifier, split, order, [0.0, 0.5, 1.0], settings, 0, 3)
+    assert curve[0] == clean
+    assert curve == perturbation_curve(classifier, split, order, [0.0, 0.5, 1.0], settings, 0, 3)
+    zeroed = perturbation_curve(
+        classifier, split, order, [0.0, 1.0], PerturbationSettings(kind="zero"), 0, 3
+    )
+    # Every neuron zeroed: the FFNs output their bias only; the result differs per sample
+    # only through attention, so the accuracy is some fraction of 8 samples.
+    assert zeroed[0] == clean and zeroed[1] * 8 == round(zeroed[1] * 8)
+    with pytest.raises(ValueError, match="all 64 flat neuron ids"):
+        perturbation_curve(classifier, split, order[:10], [0.1], settings, 0, 3)
+
+
+def test_sweep_table_shares_rate_zero_and_has_the_schema(classifier, split):
+    orders = [
+        NamedOrder("syn_a", "task", np.arange(64)),
+        NamedOrder("random", "random", random_orders(64, 1, 5)[0], repeat=0),
+    ]
+    settings = PerturbationSettings(sigma=20.0)
+    table = sweep_orders(classifier, split, orders, [0.0, 0.25, 0.5], settings, 0, 4)
+    assert list(table.columns) == list(CURVE_COLUMNS)
+    assert table.dtypes.astype(str).tolist() == ["string", "string", "int64"] + [
+        "float64",
+        "int64",
+        "float64",
+    ]
+    assert table["perturbed"].tolist() == [0, 16, 32, 0, 16, 32]
+    first = table[table["order"] == "syn_a"]["accuracy"].tolist()
+    assert first == perturbation_curve(
+        classifier, split, np.arange(64), [0, 0.25, 0.5], settings, 0, 4
+    )
+    assert table.loc[table["rate"] == 0, "accuracy"].nunique() == 1
+
+
+def test_orders_counts_and_layer_splits():
+    assert [perturbed_count(r, 9216) for r in (0.0, 0.01, 0.05, 0.2, 1.0)] == [
+        0,
+        92,
+        461,
+        1843,
+        9216,
+    ]
+    assert perturbed_count(0.125, 4) == 1 and perturbed_count(0.375, 4) == 2  # half up
+    split = split_flat(np.array([5, 0, 7, 3]), [4, 4])
+    assert {k: v.tolist() for k, v in split.items()} == {0: [0, 3], 1: [1, 3]}
+    with pytest.raises(ValueError, match="0..7"):
+        split_flat(np.array([8]), [4, 4])
+    first, second = random_orders(10, 2, seed=4)
+    assert sorted(first) == list(range(10)) and not np.array_equal(first, second)
+    assert np.array_equal(random_orders(10, 2, seed=4)[1], second)
+    # Per-layer scope: every prefix of layers * k neurons holds k neurons of each layer.
+    order = np.array([0, 1, 2, 3, 4, 5, 6, 7])  # layer 0 entirely before layer 1
+    assert interleave_layers(order, [4, 4]).tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
+
+
+def test_flat_order_from_a_ranking_table():
+    pred = np.array([[0.6, 0.9, 0.7], [0.95, 0.5, 0.8]])
+    table = ranking_table({None: pred}, {None: np.zeros_like(pred)}, {None: np.zeros((2, 3))})
+    assert flat_order(table).tolist() == [3, 1, 5, 2, 0, 4]
+    assert flat_order(table, "per_layer").tolist() == [1, 3, 2, 5, 0, 4]
+    with pytest.raises(ValueError, match="scope 'layer' is unknown"):
+        flat_order(table, "layer")
+
+
+def test_settings_are_validated():
+    with pytest.raises(ValueError, match="kind 'noise' is unknown"):
+        PerturbationSettings(kind="noise")
+    with pytest.raises(ValueError, match="positions 'inputs' is unknown"):
+        PerturbationSettings(positions="inputs")
+
+
+# --------------------------------------------------------------------------- selectivity
+
+
+def test_selectivity_index_by_hand():
+    # Three classes with means 3, 1, 0 (minimum 0): (3 - 0.5) / (3 + 0.5) = 5/7.
+    means = np.array([[3.0], [1.0], [0.0]])
+    assert selectivity_index(means)[0] == pytest.approx(5 / 7)
+    # Shifted by the minimum: means 1, -1 with minimum -2 -> (3 - 1) / (3 + 1) = 0.5.
+    assert selectivity_index(np.array([[1.0], [-1.0]]), np.array([-2.0]))[0] == 0.5
+    assert selectivity_index(np.array([[0.0], [0.0]]))[0] == 0.0  # silent cell
+    with pytest.raises(ValueError, match="at least two classes"):
+        selectivity_index(np.array([[1.0]]))
+
+
+def test_selectivity_streams_a_dump_and_orders_neurons(tmp_path):
+    labels = np.array([0, 1, 0, 1, 1, 0])
+    acts = np.zeros((6, 1, 2, 3), dtype=np.float16)  # [samples, layers, tokens, neurons]
+    acts[:, 0, 0, 0] = [0, 2, 0, 2, 2, 0]  # token 0, neuron 0: fully selective -> 1
+    acts[:, 0, 1, 0] = [1, 1, 1, 1, 1, 1]  # constant -> 0
+    acts[:, 0, 1, 1] = [1, 3, 1, 3, 3, 1]  # min 1: (2 - 0) / (2 + 0) = 1 after the shift
+    acts[:, 0, 0, 2] = [-1, 1, -1, 1, 0, 0]  # class means -2/3, 2/3; min -1
+    path = tmp_path / "dev.parquet"
+    with ActivationWriter(path, (1, 2, 3), {"split": "dev"}) as writer:
+        for start in (0, 4):
+            writer.write(np.arange(start, min(start + 4, 6)), labels[start:][:4], acts[start:][:4])
+    index = trial_selectivity(str(path), classes=2)
+    # neuron 2: shifted means 1/3 and 5/3 -> (5/3 - 1/3) / (5/3 + 1/3) = 2/3.
+    assert index.shape == (1, 3)
+    assert index[0].tolist() == [1.0, 1.0, pytest.approx(2 / 3)]
+    accumulator = SelectivityAccumulator((1, 2, 3), classes=2)
+    accumulator.update(acts, labels)
+    assert np.allclose(accumulator.index().max(axis=1), index)
+    assert selectivity_order(np.array([[0.2, 0.9], [0.9, 0.1]])).tolist() == [1, 2, 0, 3]
+    with pytest.raises(ValueError, match="at least two classes"):
+        single = SelectivityAccumulator((1, 2, 3), classes=2)
+        single.update(acts[:2], np.array([0, 0]))
+        single.index()
+
+
+def test_curve_columns_read_back(tmp_path, classifier, split):
+    orders = [NamedOrder("random", "random", np.arange(64))]
+    table = sweep_orders(classifier, split, orders, [0.0], PerturbationSettings(), 0, 8)
+    table.to_parquet(tmp_path / "t.parquet")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert back.dtypes.astype(str).tolist()[:3] == ["string", "string", "int64"]

@@ -1,0 +1,110 @@
+"""Incremental reruns on the smoke config: after a complete run, a change reruns exactly
+the jobs that depend on it (Snakemake's params/input/mtime triggers over the DAG).
+
+Every test works on a copy of one complete smoke run and only dry-runs it
+(``snakemake -n``), comparing what would run with what must run. "What depends on X"
+is Snakemake's own forced-rerun closure (``-n -R X`` on the untouched run), so the
+tests hold for whatever rules later stages add.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_snakemake
+from smoke_runs import (
+    MODEL,
+    SMOKE,
+    UPSTREAM_RULES,
+    completed_smoke_run,
+    copy_run,
+    scheduled_jobs,
+)
+
+pytestmark = pytest.mark.slow
+
+PARAMS_CHANGED = "Params have changed since last execution"
+INPUT_UPDATED = "Input files updated by another job"
+INPUT_SET_CHANGED = "Set of input files has changed since last execution"
+
+
+def downstream_knob() -> tuple[dict, str]:
+    """A setting that only downstream analyses read, and the rule that reads it.
+
+    ``perturbation.sigma`` (the noise of the perturbation curves, A-F4/F6/F11/F15) where
+    the perturbation stage exists, else ``ranking.scope``.
+    """
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    if "perturbation" in schema["properties"]:
+        return {"perturbation": {"sigma": 0.25}}, "perturbation_curves"
+    return {"ranking": {"scope": "per_layer"}}, "perturbation_curves"
+
+
+@pytest.fixture(scope="module")
+def complete_run(tmp_path_factory):
+    return completed_smoke_run(tmp_path_factory)
+
+
+@pytest.fixture
+def run_copy(complete_run, tmp_path):
+    return copy_run(complete_run, tmp_path / "run")
+
+
+def closure(workdir, *forced: str) -> set[tuple]:
+    """The jobs ``-R forced`` would run on an unchanged run: them and all dependants."""
+    return {job.key() for job in scheduled_jobs(workdir, "--forcerun", *forced)}
+
+
+def test_second_run_schedules_nothing(complete_run):
+    assert scheduled_jobs(complete_run) == []
+    for trigger in ("params", "input", "code"):
+        changes = run_snakemake(complete_run, *SMOKE, "--list-changes", trigger)
+        listed = [line for line in changes.stdout.splitlines() if line.strip()]
+        assert listed == [], f"--list-changes {trigger}: {listed}"
+
+
+def test_downstream_setting_reruns_only_what_reads_it(run_copy):
+    change, reader = downstream_knob()
+    (run_copy / "change.yaml").write_text(yaml.safe_dump(change))
+    jobs = scheduled_jobs(run_copy, "--configfile", "configs/smoke.yaml", "change.yaml")
+    rules = {job.rule for job in jobs}
+    assert reader in rules, f"{change} scheduled no {reader} job: {sorted(rules)}"
+    assert not rules & UPSTREAM_RULES, f"{change} reran upstream jobs: {rules & UPSTREAM_RULES}"
+    changed = [job for job in jobs if PARAMS_CHANGED in job.reason]
+    for job in jobs:
+        assert PARAMS_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
+    # Exactly the jobs whose params read the setting, and everything downstream of them.
+    outputs = sorted(name for job in changed for name in job.output)
+    assert {job.key() for job in jobs} == closure(run_copy, *outputs)
+
+
+def test_adding_a_task_schedules_its_jobs_and_cross_task_outputs(run_copy):
+    smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    new_task = "syn_qnli"
+    assert new_task not in smoke["tasks"]
+    tasks = ",".join([*smoke["tasks"], new_task])
+    jobs = scheduled_jobs(run_copy, "--config", f"tasks=[{tasks}]")
+    new_rules = {job.rule for job in jobs if job.task == new_task}
+    assert {"synthesize", "split", "prompt_tuning", "dump_activations", "rank_neurons"} <= (
+        new_rules
+    )
+    trials = smoke["prompt_tuning"]["trials"]
+    assert sum(job.rule == "prompt_tuning" and job.task == new_task for job in jobs) == trials
+    for job in jobs:
+        if job.task is None or job.task == new_task:
+            continue  # the new task's own jobs, or outputs over all tasks
+        # A job of an existing task reruns only because the new task is among its inputs
+        # (e.g. the perturbation curves use every task's neuron order).
+        assert job.rule not in UPSTREAM_RULES, job
+        assert INPUT_SET_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
+
+
+def test_deleting_a_ranking_reruns_it_and_its_dependants_only(run_copy):
+    ranking = f"results/{MODEL}/rankings/syn_agnews.parquet"
+    expected = closure(run_copy, ranking)
+    (run_copy / ranking).unlink()
+    jobs = scheduled_jobs(run_copy)
+    assert [job.task for job in jobs if job.rule == "rank_neurons"] == ["syn_agnews"]
+    assert not {job.rule for job in jobs} & (UPSTREAM_RULES - {"rank_neurons"})
+    assert {job.key() for job in jobs} == expected

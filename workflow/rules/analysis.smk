@@ -1,0 +1,209 @@
+"""Skill neurons are not from word selectivity (paper A, §4.4): words related to each
+task's top neuron (Tables A-T2, A-T6), and the agreement of neuron orders found with
+random label words (prompt tuning, activations and ranking rerun per draw)."""
+
+
+wildcard_constraints:
+    draw=r"\d+",
+
+
+RANDOM_WORDS = config["random_label_words"]
+# null: every configured task; []: the experiment is off.
+RANDOM_WORDS_TASKS = task_subset("random_label_words")
+RANDOM_WORDS_DRAWS = list(range(RANDOM_WORDS["draws"]))
+RANDOM_WORDS_TRIALS = list(range(RANDOM_WORDS["trials"]))
+RANDOM_WORDS_DIR = "results/{model}/random_label_words/draw{draw}"
+
+
+# Tables and figures from finished results: run on the submitting host under a
+# cluster executor.
+localrules:
+    random_label_words_table,
+
+
+rule word_selectivity:
+    input:
+        rankings=expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+            task=list(TASKS),
+            trial=config["word_selectivity"]["trial"],
+        ),
+        train=expand("data/splits/{task}/train.parquet", task=list(TASKS)),
+    output:
+        words="results/{model}/word_selectivity.parquet",
+        cosine_csv=report(
+            "results/{model}/tables/A-T2.csv",
+            caption="../report/A-T2.rst",
+            category="Paper A: word selectivity",
+        ),
+        cosine_md="results/{model}/tables/A-T2.md",
+        activation_csv=report(
+            "results/{model}/tables/A-T6.csv",
+            caption="../report/A-T6.rst",
+            category="Paper A: word selectivity",
+        ),
+        activation_md="results/{model}/tables/A-T6.md",
+    log:
+        "logs/{model}/word_selectivity.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        model=lambda w: MODELS[w.model],
+        tasks=list(TASKS),
+        trial=config["word_selectivity"]["trial"],
+        words=config["word_selectivity"]["words"],
+        min_count=config["word_selectivity"]["min_count"],
+        corpus_samples=config["word_selectivity"]["corpus_samples"],
+        max_length=config["prompt_tuning"]["max_length"],
+        batch_size=config["activations"]["batch_size"],
+        titles={
+            "cosine": "A-T2: tokens whose input embedding is most / least cosine-similar "
+            "to the top skill neuron's input weight",
+            "activation": "A-T6: tokens with the highest / lowest average activation of the "
+            "top skill neuron over the task's training texts",
+        },
+    script:
+        "../scripts/word_selectivity.py"
+
+
+rule prompt_tuning_random_words:
+    input:
+        train="data/splits/{task}/train.parquet",
+        dev="data/splits/{task}/dev.parquet",
+        test="data/splits/{task}/test.parquet",
+    output:
+        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
+        metrics=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
+    log:
+        "logs/{model}/random_label_words/draw{draw}/prompt_tuning/{task}/trial{trial}.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        model=lambda w: MODELS[w.model],
+        num_labels=lambda w: TASKS[w.task].num_labels,
+        words_seed=config["seed"],
+        settings=config["prompt_tuning"],
+        seed=lambda w: config["seed"] + int(w.trial),
+    script:
+        "../scripts/prompt_tuning_random_words.py"
+
+
+use rule baseline_activation as baseline_activation_random_words with:
+    input:
+        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
+        train="data/splits/{task}/train.parquet",
+    output:
+        f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/baseline.safetensors",
+    log:
+        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}/baseline.log",
+
+
+use rule dump_activations as dump_activations_random_words with:
+    input:
+        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
+        dev="data/splits/{task}/dev.parquet",
+        test="data/splits/{task}/test.parquet",
+    output:
+        dev=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev.parquet",
+        test=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/test.parquet",
+        dev_input=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev_input.parquet",
+    log:
+        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}/dumps.log",
+
+
+use rule rank_neurons as rank_neurons_random_words with:
+    input:
+        dev="data/splits/{task}/dev.parquet",
+        subtasks=lambda w: subtask_files(w.task, "dev"),
+        baselines=lambda w: random_words_files(
+            w.model,
+            "activations/{task}/trial{trial}/baseline.safetensors",
+            [w.task],
+            [w.draw],
+            RANDOM_WORDS_TRIALS,
+        ),
+        dev_dumps=lambda w: random_words_files(
+            w.model,
+            "activations/{task}/trial{trial}/dev.parquet",
+            [w.task],
+            [w.draw],
+            RANDOM_WORDS_TRIALS,
+        ),
+        dev_input_dumps=lambda w: random_words_files(
+            w.model,
+            "activations/{task}/trial{trial}/dev_input.parquet",
+            [w.task],
+            [w.draw],
+            RANDOM_WORDS_TRIALS,
+        ),
+        test_dumps=lambda w: random_words_files(
+            w.model,
+            "activations/{task}/trial{trial}/test.parquet",
+            [w.task],
+            [w.draw],
+            RANDOM_WORDS_TRIALS,
+        ),
+    output:
+        ranking=f"{RANDOM_WORDS_DIR}/rankings/{{task}}.parquet",
+        predictivity=f"{RANDOM_WORDS_DIR}/predictivity/{{task}}.safetensors",
+        top_neurons=f"{RANDOM_WORDS_DIR}/skill_neurons/{{task}}.json",
+    log:
+        "logs/{model}/random_label_words/draw{draw}/rankings/{task}.log",
+
+
+rule random_label_words_table:
+    input:
+        rankings=lambda w: random_words_files(
+            w.model, "rankings/{task}.parquet", RANDOM_WORDS_TASKS, RANDOM_WORDS_DRAWS
+        ),
+        metrics=lambda w: random_words_files(
+            w.model,
+            "prompt_tuning/{task}/trial{trial}/metrics.json",
+            RANDOM_WORDS_TASKS,
+            RANDOM_WORDS_DRAWS,
+            RANDOM_WORDS_TRIALS,
+        ),
+        reference=expand(
+            "results/{{model}}/rankings/{task}.parquet", task=RANDOM_WORDS_TASKS
+        ),
+    output:
+        csv=report(
+            "results/{model}/tables/A-S4.4.csv",
+            caption="../report/A-S4.4.rst",
+            category="Paper A: word selectivity",
+        ),
+        md="results/{model}/tables/A-S4.4.md",
+    log:
+        "logs/{model}/tables/A-S4.4.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        tasks=RANDOM_WORDS_TASKS,
+        draws=len(RANDOM_WORDS_DRAWS),
+        title="A-S4.4: Spearman correlation of neuron predictivity orders found with "
+        "random label words (paper: 0.87)",
+    script:
+        "../scripts/random_label_words_table.py"
+
+
+STAGE_TARGETS.append(
+    lambda: expand(
+        "results/{model}/tables/{table}.{ext}",
+        model=list(MODELS),
+        table=["A-T2", "A-T6"] + (["A-S4.4"] if RANDOM_WORDS_TASKS else []),
+        ext=["csv", "md"],
+    )
+)

@@ -1,0 +1,314 @@
+"""Skill neurons matter beyond prompt tuning (paper A, §5, appendix D): adapter-based
+tuning and BitFit per model x method x task x trial, their perturbation curves in the
+prompt-tuning predictivity orders (A-F7, A-F12, A-F13), neuronal importance per method
+and averaged over methods (A-F8), and the trained models' accuracy."""
+
+
+wildcard_constraints:
+    method="|".join(config["tuning_methods"]["methods"]) or "(?!x)x",
+
+
+TUNING = config["tuning_methods"]
+TUNING_METHODS = list(TUNING["methods"])
+# null: every configured task; otherwise a subset (the evaluation tasks; the orders
+# still come from every task's prompt-tuning ranking).
+TUNING_TASKS = task_subset("tuning_methods")
+TUNING_TRIALS = list(range(TUNING["trials"]))
+# A-F7 shows BitFit on one task (paper: IMDB); default: the first sentiment task trained.
+TUNING_EXAMPLE_TASK = TUNING["example_task"] or next(
+    (t for t in TUNING_TASKS if TASKS[t].type == "sentiment"),
+    TUNING_TASKS[0] if TUNING_TASKS else None,
+)
+if TUNING_EXAMPLE_TASK is not None and TUNING_EXAMPLE_TASK not in TUNING_TASKS:
+    raise ValueError(
+        f"tuning_methods.example_task {TUNING_EXAMPLE_TASK!r} is not among "
+        f"tuning_methods.tasks {TUNING_TASKS}"
+    )
+TUNING_DIR = "results/{model}/tuning_methods/{method}"
+TUNING_TRAINING_KEYS = [
+    "adapter_size",
+    "adapter_init_std",
+    "batch_size",
+    "eval_batch_size",
+    "max_steps",
+    "eval_every",
+    "patience",
+]
+# Curves of every trained task, per method (paper: Figure 12 adapters, Figure 13 BitFit).
+TUNING_CURVE_FIGURES = {"adapter": "A-F12", "bitfit": "A-F13"}
+
+
+# Tables and figures from finished results: run on the submitting host under a
+# cluster executor.
+localrules:
+    tuning_method_perturbation_table,
+    figure_adapter_curves,
+    figure_bitfit_curves,
+    figure_bitfit_example,
+    tuning_method_importance,
+    tuning_methods_importance,
+    tuning_methods_table,
+
+
+rule train_tuning_method:
+    input:
+        train="data/splits/{task}/train.parquet",
+        dev="data/splits/{task}/dev.parquet",
+        test="data/splits/{task}/test.parquet",
+    output:
+        weights=f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
+        metrics=f"{TUNING_DIR}/{{task}}/trial{{trial}}/metrics.json",
+    log:
+        "logs/{model}/tuning_methods/{method}/{task}/trial{trial}.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        model=lambda w: MODELS[w.model],
+        label_words=lambda w: label_words(w.task),
+        # only this method's training settings: other tasks and methods don't rerun it
+        settings=lambda w: {
+            **{key: TUNING[key] for key in TUNING_TRAINING_KEYS},
+            "learning_rate": {w.method: TUNING["learning_rate"][w.method]},
+        },
+        max_length=config["prompt_tuning"]["max_length"],
+        seed=lambda w: config["seed"] + int(w.trial),
+    script:
+        "../scripts/train_tuning_method.py"
+
+
+rule tuning_method_perturbation:
+    input:
+        weights=f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
+        test="data/splits/{task}/test.parquet",
+        rankings=expand(
+            "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
+        ),
+        # a_bsl of the tuned model, only to replace activations by it.
+        train=lambda w: (
+            f"data/splits/{w.task}/train.parquet"
+            if config["perturbation"]["kind"] == "baseline"
+            else []
+        ),
+    output:
+        f"{TUNING_DIR}/perturbation/{{task}}/trial{{trial}}.parquet",
+    log:
+        "logs/{model}/tuning_methods/{method}/perturbation/{task}/trial{trial}.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        model=lambda w: MODELS[w.model],
+        sources=list(TASKS),
+        rates=config["perturbation"]["rates"],
+        # No soft prompts: every position is perturbed (positions "all").
+        settings={
+            **{
+                key: config["perturbation"][key]
+                for key in ("kind", "sigma", "mean", "draw")
+            },
+            "positions": "all",
+        },
+        seed=lambda w: config["seed"] + int(w.trial),
+        random_orders=config["perturbation"]["random_orders"],
+        scope=config["ranking"]["scope"],
+        max_test_samples=config["perturbation"]["max_test_samples"],
+        max_length=config["prompt_tuning"]["max_length"],
+        batch_size=config["perturbation"]["batch_size"],
+        baseline_samples=config["activations"]["baseline_samples"],
+    script:
+        "../scripts/tuning_method_perturbation.py"
+
+
+use rule perturbation_table as tuning_method_perturbation_table with:
+    input:
+        lambda w: expand(
+            "results/{model}/tuning_methods/{method}/perturbation/{task}/trial{trial}.parquet",
+            model=w.model,
+            method=w.method,
+            task=w.task,
+            trial=TUNING_TRIALS,
+        ),
+    output:
+        f"{TUNING_DIR}/perturbation/{{task}}.parquet",
+    log:
+        "logs/{model}/tuning_methods/{method}/perturbation/{task}.log",
+
+
+use rule figure_perturbation_all_tasks as figure_adapter_curves with:
+    input:
+        lambda w: tuning_curves(w.model, "adapter", TUNING_TASKS),
+    output:
+        png=report(
+            "results/{model}/figures/A-F12.png",
+            caption="../report/A-F12.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        pdf="results/{model}/figures/A-F12.pdf",
+    log:
+        "logs/{model}/figures/A-F12.log",
+    params:
+        eval_tasks=TUNING_TASKS,
+        own_order_only=False,
+        title="A-F12: adapter accuracy vs perturbation rate in prompt-tuning orders "
+        "(mean ± s.e.m.)",
+
+
+use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
+    input:
+        lambda w: tuning_curves(w.model, "bitfit", TUNING_TASKS),
+    output:
+        png=report(
+            "results/{model}/figures/A-F13.png",
+            caption="../report/A-F13.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        pdf="results/{model}/figures/A-F13.pdf",
+    log:
+        "logs/{model}/figures/A-F13.log",
+    params:
+        eval_tasks=TUNING_TASKS,
+        own_order_only=False,
+        title="A-F13: BitFit accuracy vs perturbation rate in prompt-tuning orders "
+        "(mean ± s.e.m.)",
+
+
+use rule figure_perturbation_all_tasks as figure_bitfit_example with:
+    input:
+        lambda w: tuning_curves(w.model, "bitfit", [TUNING_EXAMPLE_TASK]),
+    output:
+        png=report(
+            "results/{model}/figures/A-F7.png",
+            caption="../report/A-F7.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        pdf="results/{model}/figures/A-F7.pdf",
+    log:
+        "logs/{model}/figures/A-F7.log",
+    params:
+        eval_tasks=[TUNING_EXAMPLE_TASK],
+        own_order_only=False,
+        title=f"A-F7: BitFit accuracy on {TUNING_EXAMPLE_TASK} vs perturbation rate "
+        "(mean ± s.e.m.)",
+
+
+use rule neuronal_importance as tuning_method_importance with:
+    input:
+        lambda w: tuning_curves(w.model, w.method, TUNING_TASKS),
+    output:
+        csv="results/{model}/tables/A-F8_{method}.csv",
+        md="results/{model}/tables/A-F8_{method}.md",
+        summary_csv="results/{model}/tables/A-F8_{method}_summary.csv",
+        summary_md="results/{model}/tables/A-F8_{method}_summary.md",
+        png=report(
+            "results/{model}/figures/A-F8_{method}.png",
+            caption="../report/A-F8_method.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        pdf="results/{model}/figures/A-F8_{method}.pdf",
+    log:
+        "logs/{model}/tables/A-F8_{method}.log",
+    params:
+        task_types=TASK_TYPES,
+        title=lambda w: f"A-F8 ({w.method}): neuronal importance of prompt-tuning orders "
+        "(z-score)",
+        summary_title=lambda w: f"A-F8 ({w.method}) summary: perturbation findings per "
+        "evaluation task",
+
+
+rule tuning_methods_importance:
+    input:
+        unpack(
+            lambda w: {
+                method: tuning_curves(w.model, method, TUNING_TASKS)
+                for method in TUNING_METHODS
+            }
+        ),
+    output:
+        csv="results/{model}/tables/A-F8.csv",
+        md="results/{model}/tables/A-F8.md",
+        png=report(
+            "results/{model}/figures/A-F8.png",
+            caption="../report/A-F8.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        pdf="results/{model}/figures/A-F8.pdf",
+    log:
+        "logs/{model}/tables/A-F8.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        methods=TUNING_METHODS,
+        task_types=TASK_TYPES,
+        title="A-F8: neuronal importance averaged over adapter and BitFit models (z-score)",
+    script:
+        "../scripts/tuning_methods_importance.py"
+
+
+rule tuning_methods_table:
+    input:
+        lambda w: expand(
+            "results/{model}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
+            model=w.model,
+            method=TUNING_METHODS,
+            task=TUNING_TASKS,
+            trial=TUNING_TRIALS,
+        ),
+    output:
+        csv=report(
+            "results/{model}/tables/tuning_methods.csv",
+            caption="../report/tuning_methods.rst",
+            category="Paper A: adapters and BitFit",
+        ),
+        md="results/{model}/tables/tuning_methods.md",
+    log:
+        "logs/{model}/tables/tuning_methods.log",
+    conda:
+        "../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        title="Adapter and BitFit test accuracy per task (mean ± std over trials)",
+    script:
+        "../scripts/tuning_methods_table.py"
+
+
+# A-F7 (BitFit), A-F12 / A-F13 (one per method), A-F8 per method and averaged.
+TUNING_FIGURES = [TUNING_CURVE_FIGURES[method] for method in TUNING_METHODS]
+TUNING_FIGURES += [f"A-F8_{method}" for method in TUNING_METHODS] + ["A-F8"]
+TUNING_FIGURES += ["A-F7"] if "bitfit" in TUNING_METHODS else []
+TUNING_TABLES = [f"A-F8_{method}" for method in TUNING_METHODS]
+TUNING_TABLES += [f"A-F8_{method}_summary" for method in TUNING_METHODS]
+TUNING_TABLES += ["A-F8", "tuning_methods"]
+
+
+STAGE_TARGETS.append(
+    lambda: (
+        expand(
+            "results/{model}/figures/{figure}.{ext}",
+            model=list(MODELS),
+            figure=TUNING_FIGURES,
+            ext=["png", "pdf"],
+        )
+        + expand(
+            "results/{model}/tables/{table}.{ext}",
+            model=list(MODELS),
+            table=TUNING_TABLES,
+            ext=["csv", "md"],
+        )
+        if TUNING_TASKS and TUNING_METHODS
+        else []
+    )
+)

@@ -1,0 +1,17 @@
+"""Rules figure_perturbation_*: accuracy vs perturbation rate with s.e.m. over trials,
+one panel per evaluation task: Figures A-F4 (a representative task), A-F11 (every
+task, every source order) and A-F15 (own predictivity order vs random vs the
+selectivity index)."""
+
+from skillneurons.figures import save_figure
+from skillneurons.perturbation import own_order_view, read_curves
+from skillneurons.perturbation_figures import perturbation_curves_figure
+from skillneurons.runlog import job_log
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    params = snakemake.params
+    curves = read_curves(snakemake.input)
+    if params.own_order_only:
+        curves = own_order_view(curves, "predictivity (ours)")
+    figure = perturbation_curves_figure(curves, params.eval_tasks, title=params.title)
+    save_figure(figure, snakemake.output.png, snakemake.output.pdf)

@@ -1,0 +1,44 @@
+"""Rule prompt_transfer: zero-shot transfer accuracy of every task's prompts on every task
+with the same label words, and the overlap of activated neurons (ON) of each pair over all
+neurons and over the target's top skill neurons (paper A §6.2)."""
+
+import pandas as pd
+import pyarrow as pa
+
+from skillneurons.device import configure_torch
+from skillneurons.io import read_tensor_metadata, write_table
+from skillneurons.models import load_model
+from skillneurons.prompt_tuning import encode_frame
+from skillneurons.runlog import job_log
+from skillneurons.splits import read_split
+from skillneurons.transfer import pairs_table, skill_neuron_mask, transfer_evaluation
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params = snakemake.input, snakemake.params
+    settings = params.settings
+    device = configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))
+    loaded = load_model(**params.model)
+    loaded.model.to(device)
+    tests = {
+        task: encode_frame(
+            loaded, read_split(path)[0].head(settings["max_samples"]), params.max_length
+        )
+        for task, path in zip(params.tasks, inputs.tests, strict=True)
+    }
+    files = {}
+    for path in inputs.prompts:
+        meta = read_tensor_metadata(path)
+        files[(meta["task"], int(meta["trial"]))] = path
+    accuracies, states = transfer_evaluation(
+        loaded, files, tests, params.label_words,
+        batch_size=params.batch_size, positions=settings["positions"],
+    )  # fmt: skip
+    masks = {
+        task: skill_neuron_mask(
+            pd.read_parquet(path), settings["skill_fraction"], params.per_layer
+        )
+        for task, path in zip(params.tasks, inputs.rankings, strict=True)
+    }
+    table = pairs_table(accuracies, states, masks, settings["measure"])
+    meta = {"model": snakemake.wildcards.model, **settings}
+    write_table(snakemake.output[0], pa.Table.from_pandas(table, preserve_index=False), meta)

@@ -1,0 +1,35 @@
+"""Rule pruning_speed: CPU inference time of every pruned model against the unpruned one on
+the same test batch, after warm-up, in turns, and the FLOP bound (paper A, Table 4)."""
+
+from skillneurons.device import configure_torch
+from skillneurons.io import read_json, read_tensor_metadata, write_json
+from skillneurons.models import load_model
+from skillneurons.prompt_tuning import build_classifier, encode_frame, load_prompt
+from skillneurons.pruning import load_pruned_model
+from skillneurons.runlog import job_log
+from skillneurons.speed import compare_speed
+from skillneurons.splits import read_split
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
+    inputs, params = snakemake.input, snakemake.params
+    configure_torch(snakemake.threads)  # CPU: the paper times a single CPU
+    base = load_model(**params.model)
+    tests = dict(zip(params.tasks, inputs.tests, strict=True))
+    results = {task: [] for task in params.tasks}
+    for tensors, config, prompt in zip(inputs.models, inputs.configs, inputs.prompts, strict=True):
+        task = read_json(config)["task"]
+        split = encode_frame(base, read_split(tests[task])[0], params.max_length)
+        rows = range(min(params.batch_size, len(split)))
+        batch = split.batch(rows, base.tokenizer.pad_token_id)
+        pruned, meta = load_pruned_model(tensors, config, base=base)
+        length = read_tensor_metadata(prompt)["prompt_length"]
+        classifiers = []
+        for loaded in (base, pruned):  # the same (re-tuned) prompts in front of both
+            classifier = build_classifier(loaded, params.label_words[task], length, 0.03, 0)
+            load_prompt(classifier, prompt)
+            classifiers.append(classifier)
+        result = compare_speed(*classifiers, batch, params.repeats, params.warmup)
+        results[task].append({"trial": meta["trial"], "widths": meta["widths"], **result})
+        log.info("%s trial %d: speedup %.2fx, FLOP bound %.2fx", task, meta["trial"],
+                 result["speedup"], result["flop_bound"])  # fmt: skip
+    write_json(snakemake.output[0], {"model": snakemake.wildcards.model, "tasks": results})

@@ -1,0 +1,27 @@
+"""Rule random_label_words_table: agreement of the neuron orders found with random label
+words (paper A, §4.4: average pairwise Spearman correlation 0.87)."""
+
+import pandas as pd
+
+from skillneurons.io import read_json, write_frame
+from skillneurons.label_word_sampling import agreement_row
+from skillneurons.runlog import job_log
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params = snakemake.input, snakemake.params
+    metrics = pd.DataFrame([read_json(path) for path in inputs.metrics])
+    rows = []
+    for index, task in enumerate(params.tasks):  # rankings: task-major, then draw
+        rankings = inputs.rankings[index * params.draws : (index + 1) * params.draws]
+        runs = metrics[metrics["task"] == task].sort_values(["draw", "trial"])
+        words = runs.groupby("draw", sort=True)["label_words"].first().tolist()
+        rows.append(
+            agreement_row(
+                task,
+                [pd.read_parquet(path) for path in rankings],
+                words,
+                pd.read_parquet(inputs.reference[index]),
+                runs["test_accuracy"].tolist(),
+            )
+        )
+    write_frame(snakemake.output.csv, snakemake.output.md, pd.DataFrame(rows), params.title)

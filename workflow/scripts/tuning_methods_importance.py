@@ -1,0 +1,20 @@
+"""Rule tuning_methods_importance: neuronal importance of the prompt-tuning orders for
+adapter and BitFit models, averaged over both methods (paper A, §5, Figure 8)."""
+
+from skillneurons.figures import save_figure
+from skillneurons.importance import neuronal_importance
+from skillneurons.io import write_frame
+from skillneurons.perturbation import read_curves
+from skillneurons.perturbation_figures import importance_heatmap
+from skillneurons.runlog import job_log
+from skillneurons.tuning_methods import average_importance
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    params, output = snakemake.params, snakemake.output
+    importance = {
+        method: neuronal_importance(read_curves(snakemake.input[method]))
+        for method in params.methods
+    }
+    table = average_importance(importance)
+    write_frame(output.csv, output.md, table, params.title)
+    save_figure(importance_heatmap(table, params.task_types, params.title), output.png, output.pdf)

@@ -1,0 +1,101 @@
+"""Random label words (paper A, §4.4 and appendix B): do skill neurons depend on them?
+
+If skill neurons only served to decode the label words, their predictivity order
+would change with the words. Paper A prompt-tunes each task with label words sampled
+uniformly from the vocabulary, ranks the neurons with each draw, and reports the
+average Spearman correlation between the draws' predictivity orders (0.87).
+
+Sampling (:func:`sample_label_words`): the pool is the vocabulary's **whole-word
+tokens** (:func:`whole_word_ids`): tokens that are not special or placeholder tokens
+(see :func:`skillneurons.word_selectivity.candidate_ids`), whose text is alphabetic,
+and that the tokenizer gives back as that single token when the text is a word of its
+own (so WordPiece ``##`` continuations and BPE word-internal pieces are out). The
+original code sampled any vocabulary id; a subword piece as a "word" makes the
+verbalizer of :mod:`skillneurons.verbalizer` ill-defined, hence the restriction. Draw
+``d`` uses a generator seeded with ``(seed, d)`` and takes the first ``num_labels``
+tokens of a permutation of the pool, so every task of a draw shares its first words
+and a draw is reproducible.
+
+Agreement (:func:`agreement_row`): the Spearman rank correlation of two rankings'
+neuron predictivities exactly as for Figure 5 of paper A
+(:func:`skillneurons.importance.task_correlation`: per layer, averaged over layers; a
+multi-class task scores a neuron by its best subtask predictivity).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from skillneurons.importance import task_correlation, task_scores
+from skillneurons.word_selectivity import candidate_ids
+
+#: Paper A's average Spearman correlation between the orders of 5 random label words.
+PAPER_AGREEMENT = 0.87
+
+
+def whole_word_ids(tokenizer) -> np.ndarray:
+    """Sorted int64 ids of the whole-word tokens of ``tokenizer`` (the module docstring)."""
+    ids = candidate_ids(tokenizer)
+    tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
+    texts = [tokenizer.convert_tokens_to_string([token]).strip() for token in tokens]
+    alpha = [i for i, text in enumerate(texts) if text.isalpha()]
+    encoded = tokenizer(
+        [" " + texts[i] for i in alpha], add_special_tokens=False, return_attention_mask=False
+    )["input_ids"]
+    keep = [ids[i] for i, pieces in zip(alpha, encoded, strict=True) if pieces == [ids[i]]]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def sample_label_words(tokenizer, num_labels: int, seed: int, draw: int) -> list[str]:
+    """``num_labels`` distinct whole-word label words for draw ``draw`` (module docstring)."""
+    pool = whole_word_ids(tokenizer)
+    if len(pool) < num_labels:
+        raise ValueError(
+            f"the vocabulary has {len(pool)} whole-word tokens; {num_labels} label words needed"
+        )
+    order = np.random.default_rng([seed, draw]).permutation(len(pool))
+    chosen = pool[order[:num_labels]].tolist()
+    return [
+        tokenizer.convert_tokens_to_string([token]).strip()
+        for token in tokenizer.convert_ids_to_tokens(chosen)
+    ]
+
+
+def agreement_row(
+    task: str,
+    draws: Sequence[pd.DataFrame],
+    words: Sequence[Sequence[str]],
+    reference: pd.DataFrame,
+    test_accuracies: Sequence[float],
+) -> dict:
+    """One row of the §4.4 table for a task.
+
+    ``draws`` are the rankings found with each draw's random label words, ``words``
+    their label words, ``reference`` the ranking with the configured label words and
+    ``test_accuracies`` the draws' prompt-tuning test accuracies (mean over trials).
+    ``spearman_*`` summarise the layer-mean Spearman correlation (Figure 5's) over
+    every pair of draws; ``spearman_vs_label_words`` is its mean between each draw and
+    ``reference``.
+    """
+    scores = [task_scores(table) for table in draws]
+    pairs = [task_correlation(a, b)[1] for a, b in itertools.combinations(scores, 2)]
+    if not pairs:
+        raise ValueError(f"task {task!r}: at least two draws are needed, got {len(draws)}")
+    base = task_scores(reference)
+    return {
+        "task": task,
+        "draws": len(draws),
+        "label_words": " | ".join("/".join(w) for w in words),
+        "spearman_mean": float(np.mean(pairs)),
+        "spearman_min": float(np.min(pairs)),
+        "spearman_max": float(np.max(pairs)),
+        "spearman_vs_label_words": float(
+            np.mean([task_correlation(score, base)[1] for score in scores])
+        ),
+        "test_accuracy_mean": float(np.mean(test_accuracies)),
+        "paper": PAPER_AGREEMENT,
+    }

@@ -1,0 +1,482 @@
+"""Perturbing neurons in a given order and measuring accuracy (paper A, §4.2, appendix D/H).
+
+Paper A perturbs "the top x% neurons" in the descending predictivity order of a
+source task (or in random order) by adding Gaussian noise (mu 0, sigma 0.1) to their
+activations, and plots the evaluation task's accuracy against the perturbation rate
+x (Figures 4, 11, 12, 13, 15). This module does that for any classifier:
+
+- a **neuron order** is a 1-D int64 array of *flat neuron ids* over every FFN site of
+  the classifier's backbone (:func:`skillneurons.neuron_sites.ffn_sites`): the id of
+  neuron ``n`` of layer ``l`` is ``sum(widths[:l]) + n``, i.e. ``l * width + n`` when
+  all layers are equally wide (every supported model). :func:`flat_order` turns a
+  ranking table into one, :func:`random_orders` draws seeded random ones, and
+  :func:`split_flat` maps a prefix back to ``{layer: neurons}``;
+- rate ``r`` perturbs the first ``round(r * N)`` neurons of the order (N = all
+  neurons, rounded half up; :func:`perturbed_count`);
+- the perturbation (:class:`PerturbationSettings`) is applied by
+  :func:`skillneurons.neuron_sites.edit_activations` at the input of each FFN output
+  projection, so only the chosen neurons change and everything else is bit-identical;
+- :func:`perturbation_curve` returns the accuracy at every rate; rate 0 installs no
+  hook at all and reproduces the unperturbed accuracy exactly.
+
+Defaults follow the original code (THU-KEG/Skill-Neuron, ``addmask``), the only
+description more precise than the paper's text: noise is added at **every** position
+of the sequence (``positions="all"``), with **one draw per sample and neuron** shared
+by all positions (``draw="sample"``). ``positions="prompt"`` (only the soft-prompt
+positions where predictivity is measured) and ``draw="position"`` (independent noise
+at every position) are the alternatives. ``kind="zero"`` sets the activations to 0
+and ``kind="baseline"`` to the baseline activation ``a_bsl`` (Eq. 3), both also in the
+original code. Noise is drawn from a generator seeded with ``settings.seed`` at the
+start of every evaluation, so a curve is reproducible and every order sees the same
+random stream (common random numbers, which lowers the variance of curve differences).
+
+Which classifiers: any module whose ``forward(input_ids, attention_mask, ...)`` returns
+label logits ``[batch, labels]`` (what :func:`skillneurons.training.predict` calls) and
+that contains a backbone with FFN sites: prompt-tuned, adapter or BitFit models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from skillneurons.io import write_table
+from skillneurons.neuron_sites import NeuronEdit, edit_activations, ffn_sites
+from skillneurons.predictivity import task_order
+from skillneurons.selectivity import selectivity_order
+from skillneurons.soft_prompts import EncodedSplit
+from skillneurons.training import accuracy
+
+KINDS = ("gaussian", "zero", "baseline")
+POSITIONS = ("all", "prompt")
+DRAWS = ("sample", "position")
+SCOPES = ("global", "per_layer")
+
+#: Columns (and dtypes) of a perturbation-curve table (:func:`sweep_orders`).
+CURVE_COLUMNS = {
+    "order": "string",
+    "order_type": "string",
+    "repeat": "int64",
+    "rate": "float64",
+    "perturbed": "int64",
+    "accuracy": "float64",
+}
+
+
+@dataclass(frozen=True)
+class PerturbationSettings:
+    """How the chosen neurons are perturbed (config ``perturbation``).
+
+    Attributes
+    ----------
+    kind : ``"gaussian"`` adds ``N(mean, sigma^2)`` noise (paper A §4.2: mean 0,
+        sigma 0.1); ``"zero"`` sets the activation to 0; ``"baseline"`` sets it to the
+        baseline activation ``a_bsl`` (Eq. 3).
+    sigma, mean : the Gaussian noise's standard deviation and mean.
+    positions : ``"all"`` sequence positions (the original code) or only the soft
+        ``"prompt"`` positions (needs a classifier with ``prompt_positions``).
+    draw : ``"sample"``: one draw per sample and neuron, added at every perturbed
+        position (the original code); ``"position"``: an independent draw per sample,
+        position and neuron.
+    seed : seed of the noise generator, reset at the start of every evaluation.
+    """
+
+    kind: str = "gaussian"
+    sigma: float = 0.1
+    mean: float = 0.0
+    positions: str = "all"
+    draw: str = "sample"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("kind", KINDS), ("positions", POSITIONS), ("draw", DRAWS)):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"perturbation {name} {value!r} is unknown; use one of {allowed}")
+        if self.sigma < 0:
+            raise ValueError(f"perturbation sigma must be >= 0; got {self.sigma}")
+
+
+# --------------------------------------------------------------------------- orders
+
+
+def layer_offsets(widths: Sequence[int]) -> np.ndarray:
+    """First flat id of every layer, ``[layers + 1]`` (the last entry is the total)."""
+    return np.concatenate([[0], np.cumsum(np.asarray(widths, dtype=np.int64))])
+
+
+def interleave_layers(order: np.ndarray, widths: Sequence[int]) -> np.ndarray:
+    """Reorder ``order`` by (position within its layer, layer): every prefix of
+    ``len(widths) * k`` neurons then holds exactly each layer's first ``k`` neurons of
+    ``order`` — the per-layer top-k selection of the original code as one flat order."""
+    order = np.asarray(order, dtype=np.int64)
+    layer = np.searchsorted(layer_offsets(widths), order, side="right") - 1
+    position = np.empty_like(order)
+    for index in range(len(widths)):
+        chosen = layer == index
+        position[chosen] = np.arange(int(chosen.sum()))
+    return order[np.lexsort((layer, position))]
+
+
+def flat_order(ranking: pd.DataFrame, scope: str = "global") -> np.ndarray:
+    """A task's perturbation order from its ranking table (Figures 4, 11).
+
+    ``scope="global"`` is :func:`skillneurons.predictivity.task_order` (best first over
+    all layers; multi-class tasks take their subtasks in turn); ``"per_layer"``
+    interleaves it by layer (:func:`interleave_layers`). Returns int64 flat ids
+    ``layer * neurons + neuron``.
+    """
+    if scope not in SCOPES:
+        raise ValueError(f"ranking scope {scope!r} is unknown; use one of {SCOPES}")
+    order = task_order(ranking)
+    if scope == "global":
+        return order
+    layers = int(ranking["layer"].max()) + 1
+    return interleave_layers(order, [len(order) // layers] * layers)
+
+
+def random_orders(total: int, count: int, seed: int) -> list[np.ndarray]:
+    """``count`` random permutations of ``range(total)`` (int64), reproducible from ``seed``."""
+    generator = np.random.default_rng(seed)
+    return [generator.permutation(total).astype(np.int64) for _ in range(count)]
+
+
+def perturbed_count(rate: float, total: int) -> int:
+    """``round(rate * total)``, half up: the number of neurons perturbed at ``rate``."""
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"perturbation rate must lie in [0, 1]; got {rate}")
+    return int(np.floor(rate * total + 0.5))
+
+
+def split_flat(order: np.ndarray, widths: Sequence[int]) -> dict[int, torch.Tensor]:
+    """Flat ids -> ``{layer: int64 neuron indices}`` (layers without any are left out)."""
+    order = np.asarray(order, dtype=np.int64)
+    offsets = layer_offsets(widths)
+    if order.size and not 0 <= order.min() <= order.max() < offsets[-1]:
+        raise ValueError(f"flat neuron ids must lie in 0..{offsets[-1] - 1}")
+    layer = np.searchsorted(offsets, order, side="right") - 1
+    return {
+        int(index): torch.from_numpy(np.sort(order[layer == index] - offsets[index]))
+        for index in np.unique(layer)
+    }
+
+
+# --------------------------------------------------------------------------- edits
+
+
+def _layer_baseline(baseline, layer: int, positions: str) -> torch.Tensor:
+    """``a_bsl`` of one layer: ``[neurons]`` (all positions; a per-token baseline is
+    averaged over tokens, as the original code does) or ``[tokens, neurons]``."""
+    values = torch.as_tensor(np.asarray(baseline[layer]), dtype=torch.float32)
+    if values.dim() == 2 and positions == "all":
+        return values.mean(dim=0)
+    return values
+
+
+def perturbation_edits(
+    model: torch.nn.Module,
+    neurons: Mapping[int, torch.Tensor],
+    settings: PerturbationSettings,
+    *,
+    positions: torch.Tensor | None = None,
+    baseline: np.ndarray | torch.Tensor | None = None,
+    generator: torch.Generator | None = None,
+) -> dict[int, NeuronEdit]:
+    """The :class:`NeuronEdit` of every layer that has neurons to perturb.
+
+    Parameters
+    ----------
+    model : the module whose FFN sites are edited.
+    neurons : ``{layer: neuron indices}`` (:func:`split_flat`).
+    settings : what to do to them.
+    positions : 1-D sequence positions to edit, or ``None`` for every position.
+    baseline : ``[layers, neurons]`` or ``[layers, tokens, neurons]`` ``a_bsl`` (needed
+        for ``kind="baseline"``; with ``positions`` given, ``tokens`` must match them).
+    generator : noise generator on the model's device (``kind="gaussian"``).
+    """
+    if settings.kind == "baseline" and baseline is None:
+        raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
+    edits = {}
+    for layer, chosen in neurons.items():
+        if settings.kind == "zero":
+            edits[layer] = NeuronEdit(chosen, "set", 0.0, positions)
+        elif settings.kind == "baseline":
+            values = _layer_baseline(baseline, layer, settings.positions)[..., chosen]
+            edits[layer] = NeuronEdit(chosen, "set", values, positions)
+        else:
+            edits[layer] = NeuronEdit(chosen, "add", _noise(settings, generator), positions)
+    return edits
+
+
+def _noise(settings: PerturbationSettings, generator: torch.Generator | None):
+    def draw(shape: torch.Size, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+        batch, positions, neurons = shape
+        size = (batch, 1, neurons) if settings.draw == "sample" else (batch, positions, neurons)
+        noise = torch.randn(size, generator=generator, device=device, dtype=torch.float32)
+        return (noise * settings.sigma + settings.mean).to(dtype)
+
+    return draw
+
+
+# --------------------------------------------------------------------------- curves
+
+
+def _edit_positions(classifier: torch.nn.Module, settings: PerturbationSettings):
+    if settings.positions == "all":
+        return None
+    positions = getattr(classifier, "prompt_positions", None)
+    if positions is None:
+        raise ValueError(
+            f"perturbation positions 'prompt' need a prompted classifier; "
+            f"{type(classifier).__name__} has no prompt_positions (use positions 'all')"
+        )
+    return positions
+
+
+def perturbed_accuracy(
+    classifier: torch.nn.Module,
+    split: EncodedSplit,
+    neurons: Mapping[int, torch.Tensor],
+    settings: PerturbationSettings,
+    pad_id: int,
+    batch_size: int,
+    baseline: np.ndarray | torch.Tensor | None = None,
+) -> float:
+    """Accuracy on ``split`` while ``neurons`` (``{layer: indices}``) are perturbed.
+
+    With no neurons no hook is installed, so the result is the unperturbed accuracy.
+    """
+    if not any(len(chosen) for chosen in neurons.values()):
+        return accuracy(classifier, split, batch_size, pad_id)
+    device = next(classifier.parameters()).device
+    generator = torch.Generator(device=device).manual_seed(settings.seed)
+    edits = perturbation_edits(
+        classifier,
+        neurons,
+        settings,
+        positions=_edit_positions(classifier, settings),
+        baseline=baseline,
+        generator=generator,
+    )
+    with edit_activations(classifier, edits):
+        return accuracy(classifier, split, batch_size, pad_id)
+
+
+def perturbation_curve(
+    classifier: torch.nn.Module,
+    split: EncodedSplit,
+    order: np.ndarray,
+    rates: Sequence[float],
+    settings: PerturbationSettings,
+    pad_id: int,
+    batch_size: int,
+    baseline: np.ndarray | torch.Tensor | None = None,
+) -> list[float]:
+    """Accuracy on ``split`` at each rate, perturbing the first ``round(rate * N)``
+    neurons of ``order`` (paper A, Figures 4, 11-13, 15).
+
+    Parameters
+    ----------
+    classifier : returns label logits from ``forward(input_ids, attention_mask, ...)``
+        and contains the backbone whose FFN sites are perturbed.
+    split : the encoded evaluation split (e.g. test).
+    order : int64 ``[N]`` flat neuron ids, most important first (see module docstring).
+    rates : fractions of all neurons in ``[0, 1]``.
+    settings : the perturbation (:class:`PerturbationSettings`).
+    pad_id, batch_size : as for :func:`skillneurons.training.predict`.
+    baseline : ``a_bsl`` for ``kind="baseline"`` (see :func:`perturbation_edits`).
+
+    Returns
+    -------
+    One accuracy per rate, in the order of ``rates``.
+    """
+    widths = [site.width for site in ffn_sites(classifier)]
+    total = int(sum(widths))
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (total,):
+        raise ValueError(f"order must hold all {total} flat neuron ids; got shape {order.shape}")
+    curve = []
+    for rate in rates:
+        neurons = split_flat(order[: perturbed_count(rate, total)], widths)
+        curve.append(
+            perturbed_accuracy(classifier, split, neurons, settings, pad_id, batch_size, baseline)
+        )
+    return curve
+
+
+@dataclass(frozen=True)
+class NamedOrder:
+    """An order to sweep: its name (a source task, ``random``, ``selectivity``), its type
+    (``task``, ``random`` or ``selectivity``), the repeat index of random orders, ids."""
+
+    name: str
+    order_type: str
+    order: np.ndarray
+    repeat: int = 0
+
+
+def sweep_orders(
+    classifier: torch.nn.Module,
+    split: EncodedSplit,
+    orders: Sequence[NamedOrder],
+    rates: Sequence[float],
+    settings: PerturbationSettings,
+    pad_id: int,
+    batch_size: int,
+    baseline: np.ndarray | torch.Tensor | None = None,
+) -> pd.DataFrame:
+    """Every order's :func:`perturbation_curve`, as one table (columns :data:`CURVE_COLUMNS`).
+
+    The unperturbed accuracy (rate 0, and any rate that perturbs no neuron) is
+    computed once and shared by all orders.
+    """
+    widths = [site.width for site in ffn_sites(classifier)]
+    total = int(sum(widths))
+    unperturbed = None
+    rows = []
+    for named in orders:
+        if np.asarray(named.order).shape != (total,):
+            raise ValueError(
+                f"order {named.name!r} must hold all {total} flat neuron ids; "
+                f"got shape {np.asarray(named.order).shape}"
+            )
+        for rate in rates:
+            count = perturbed_count(rate, total)
+            if count == 0:
+                if unperturbed is None:
+                    unperturbed = accuracy(classifier, split, batch_size, pad_id)
+                value = unperturbed
+            else:
+                neurons = split_flat(named.order[:count], widths)
+                value = perturbed_accuracy(
+                    classifier, split, neurons, settings, pad_id, batch_size, baseline
+                )
+            rows.append((named.name, named.order_type, named.repeat, float(rate), count, value))
+    frame = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+    return frame.astype(CURVE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def perturbation_orders(
+    rankings: Mapping[str, pd.DataFrame],
+    selectivity: np.ndarray | None,
+    random_count: int,
+    seed: int,
+    scope: str = "global",
+) -> list[NamedOrder]:
+    """The orders one evaluation job sweeps (Figures 4, 11, 15).
+
+    Parameters
+    ----------
+    rankings : source task -> its ranking table (predictivity order, :func:`flat_order`).
+    selectivity : ``[layers, neurons]`` selectivity index of the evaluation task
+        (:mod:`skillneurons.selectivity`), or None to leave that order out.
+    random_count : number of random orders, drawn with ``seed`` (:func:`random_orders`).
+    scope : ``"global"`` or ``"per_layer"`` (config ``ranking.scope``), applied to every
+        order so that all of them perturb the same number of neurons per layer.
+    """
+    orders = [
+        NamedOrder(task, "task", flat_order(table, scope)) for task, table in rankings.items()
+    ]
+    layers, total = _shape_of(rankings, selectivity)
+    widths = [total // layers] * layers
+    if selectivity is not None:
+        order = selectivity_order(selectivity)
+        if scope == "per_layer":
+            order = interleave_layers(order, widths)
+        orders.append(NamedOrder("selectivity", "selectivity", order))
+    for repeat, order in enumerate(random_orders(total, random_count, seed)):
+        if scope == "per_layer":
+            order = interleave_layers(order, widths)
+        orders.append(NamedOrder("random", "random", order, repeat))
+    return orders
+
+
+def _shape_of(rankings: Mapping[str, pd.DataFrame], selectivity) -> tuple[int, int]:
+    if selectivity is not None:
+        layers, neurons = np.shape(selectivity)
+        return layers, layers * neurons
+    if not rankings:
+        raise ValueError("perturbation orders need at least one ranking or a selectivity index")
+    table = next(iter(rankings.values()))
+    layers, neurons = int(table["layer"].max()) + 1, int(table["neuron"].max()) + 1
+    return layers, layers * neurons
+
+
+def trial_curve_frame(table: pd.DataFrame, eval_task: str, trial: int, kind: str) -> pd.DataFrame:
+    """:func:`sweep_orders`' table with its identity: the columns of a perturbation file.
+
+    Columns: ``eval_task`` (string), ``order``, ``order_type``, ``repeat``, ``trial``
+    (int64), ``rate``, ``perturbed``, ``accuracy`` and ``kind`` (the perturbation kind).
+    """
+    frame = table.copy()
+    frame.insert(0, "eval_task", pd.array([eval_task] * len(frame), dtype="string"))
+    frame.insert(4, "trial", np.full(len(frame), trial, dtype=np.int64))
+    frame["kind"] = pd.array([kind] * len(frame), dtype="string")
+    return frame
+
+
+def write_curves(path: str, frame: pd.DataFrame, metadata: Mapping[str, object]) -> None:
+    """Write a perturbation table (:func:`trial_curve_frame` rows) atomically as Parquet:
+    ``results/{model}/perturbation/{eval_task}/trial{t}.parquet`` or the per-task
+    aggregate ``results/{model}/perturbation/{eval_task}.parquet``."""
+    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
+
+
+def perturb_trial(
+    path: str,
+    classifier: torch.nn.Module,
+    split,
+    orders: Sequence[NamedOrder],
+    *,
+    rates: Sequence[float],
+    settings: Mapping[str, object],
+    seed: int,
+    scope: str,
+    batch_size: int,
+    baseline=None,
+    identity: Mapping[str, object],
+) -> None:
+    """Sweep every order and rate on one tuned trial and write its perturbation file.
+
+    ``settings`` is the config's perturbation block (without the seed), ``identity``
+    the file's keys (``model``, ``eval_task``, ``trial`` and e.g. ``method``); the
+    metadata also records the sample count, the rates, the settings with the noise
+    seed and the ranking scope.
+    """
+    perturbation = PerturbationSettings(**settings, seed=seed)
+    table = sweep_orders(
+        classifier, split, orders, rates, perturbation, classifier.pad_id, batch_size, baseline
+    )
+    metadata = {
+        **identity,
+        "samples": len(split),
+        "rates": list(rates),
+        "settings": {**settings, "seed": seed},
+        "scope": scope,
+    }
+    frame = trial_curve_frame(
+        table, str(identity["eval_task"]), int(identity["trial"]), perturbation.kind
+    )
+    write_curves(path, frame, metadata)
+
+
+def read_curves(paths: Sequence[str]) -> pd.DataFrame:
+    """Concatenate perturbation tables (trial files or per-task aggregates)."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def own_order_view(curves: pd.DataFrame, label: str = "predictivity") -> pd.DataFrame:
+    """Figure 15's orders: each evaluation task's own predictivity order (renamed
+    ``label``), the selectivity-index order and the random orders."""
+    own = (curves["order_type"] == "task") & (curves["order"] == curves["eval_task"])
+    kept = curves[own | curves["order_type"].isin(["random", "selectivity"])].copy()
+    kept["order"] = kept["order"].where(~own[kept.index], label)
+    return kept

@@ -1,0 +1,148 @@
+"""CPU inference speed of a pruned vs an unpruned model, and its FLOP bound (paper A, Table 4).
+
+Paper A reports the speedup of its pruned RoBERTa-base on a single CPU (1.32-1.38x).
+Here the two models run on the same batch, in turns (unpruned, pruned, unpruned, ...)
+after a warm-up, so slow drifts of a shared machine hit both alike; each model's
+median time over the repeats and the spread (max - min) are reported, and the
+speedup is the ratio of the medians. The process's CPU time is recorded beside the
+wall-clock time: with one thread its ratio is nearly immune to other processes
+competing for the cores, which on a busy machine inflate wall-clock times at random.
+
+The upper bound a measured speedup can approach is the ratio of the models' matmul
+FLOPs (:func:`forward_flops`): every linear projection inside the Transformer
+blocks (attention Q/K/V/output, the FFN's, at every position), the attention score
+and value products, and the label head at the answer position only (the verbalizer
+scores the ``[MASK]`` position alone, so no full-vocabulary head runs at every
+position). Elementwise work (softmax, GELU, LayerNorm, residuals) and embedding
+lookups are left out; they are the same in both models, so the measured speedup
+falls a little short of the bound.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Mapping
+
+import torch
+from torch import nn
+from transformers.pytorch_utils import Conv1D
+
+from skillneurons.neuron_sites import ffn_sites
+from skillneurons.soft_prompts import PromptedClassifier
+
+
+def interleaved_times(
+    runs: Mapping[str, Callable[[], object]], repeats: int, warmup: int = 2
+) -> dict[str, dict[str, list[float]]]:
+    """Seconds of ``repeats`` calls of each run, taken in turns after ``warmup`` untimed
+    rounds. Returns name -> ``{"wall": [...], "cpu": [...]}``: wall-clock time and the
+    process's CPU time (all its threads) of each call."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    for _ in range(warmup):
+        for run in runs.values():
+            run()
+    times = {name: {"wall": [], "cpu": []} for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            run()
+            times[name]["cpu"].append(time.process_time() - cpu)
+            times[name]["wall"].append(time.perf_counter() - wall)
+    return times
+
+
+def timing_summary(times: list[float]) -> dict[str, float]:
+    """Median, minimum and spread (max - min) of a list of seconds."""
+    return {
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "spread_s": max(times) - min(times),
+    }
+
+
+def _linear_shape(module: nn.Module) -> tuple[int, int] | None:
+    """(in, out) features of a linear projection, None for other modules."""
+    if isinstance(module, nn.Linear):
+        return module.in_features, module.out_features
+    if isinstance(module, Conv1D):  # weight [in, out]
+        return module.weight.shape[0], module.weight.shape[1]
+    return None
+
+
+def forward_flops(classifier: PromptedClassifier, seq_len: int) -> int:
+    """Matmul FLOPs of one sample's forward pass of ``seq_len`` positions (prefix included).
+
+    Per Transformer block: ``2 * T * in * out`` for every linear projection in it and
+    ``4 * T^2 * hidden`` for the attention scores and the weighted values; plus
+    ``2 * in * out`` for each linear module of the label head, which runs at the
+    answer position only. Multiply by the batch size for a batch.
+    """
+    sites = ffn_sites(classifier.backbone)
+    hidden = int(classifier.backbone.config.hidden_size)
+    total = 0
+    for site in sites:
+        shapes = [_linear_shape(module) for module in site.block.modules()]
+        total += sum(2 * seq_len * n_in * n_out for n_in, n_out in filter(None, shapes))
+        total += 4 * seq_len * seq_len * hidden
+    head = [_linear_shape(module) for module in classifier.scorer.modules()]
+    total += sum(2 * n_in * n_out for n_in, n_out in filter(None, head))
+    return total
+
+
+def compare_speed(
+    unpruned: PromptedClassifier,
+    pruned: PromptedClassifier,
+    batch: Mapping[str, torch.Tensor],
+    repeats: int,
+    warmup: int = 2,
+) -> dict[str, float]:
+    """Time both classifiers on the same batch (inference mode); speedup and FLOP bound.
+
+    Returns median/min/spread wall-clock seconds of each model (``unpruned_*``,
+    ``pruned_*``) and of its process CPU time (``unpruned_cpu_*``, ``pruned_cpu_*``),
+    ``speedup`` (ratio of the wall-clock medians, the headline), ``cpu_speedup`` (ratio
+    of the CPU-time medians: with one thread, a check that other processes sharing the
+    cores barely disturb), ``flop_bound`` (ratio of :func:`forward_flops`),
+    ``efficiency`` (speedup / flop bound), the batch shape and the thread count.
+    """
+    inputs = {name: value for name, value in batch.items() if name != "labels"}
+
+    def runner(classifier: PromptedClassifier) -> Callable[[], object]:
+        def run() -> object:
+            with torch.inference_mode():
+                return classifier(**inputs)
+
+        return run
+
+    unpruned.eval()
+    pruned.eval()
+    times = interleaved_times(
+        {"unpruned": runner(unpruned), "pruned": runner(pruned)}, repeats, warmup
+    )
+    seq_len = unpruned.prefix_length + int(inputs["input_ids"].shape[1])
+    flops = {
+        "unpruned": forward_flops(unpruned, seq_len),
+        "pruned": forward_flops(pruned, seq_len),
+    }
+    summary = {}
+    for name, clocks in times.items():
+        for clock, values in clocks.items():
+            prefix = name if clock == "wall" else f"{name}_cpu"
+            summary.update({f"{prefix}_{k}": v for k, v in timing_summary(values).items()})
+    speedup = summary["unpruned_median_s"] / summary["pruned_median_s"]
+    bound = flops["unpruned"] / flops["pruned"]
+    return {
+        **summary,
+        "speedup": speedup,
+        "cpu_speedup": summary["unpruned_cpu_median_s"] / summary["pruned_cpu_median_s"],
+        "flop_bound": bound,
+        "efficiency": speedup / bound,
+        "unpruned_gflops": flops["unpruned"] * inputs["input_ids"].shape[0] / 1e9,
+        "pruned_gflops": flops["pruned"] * inputs["input_ids"].shape[0] / 1e9,
+        "batch_size": int(inputs["input_ids"].shape[0]),
+        "seq_len": seq_len,
+        "repeats": repeats,
+        "threads": torch.get_num_threads(),
+    }

@@ -1,0 +1,230 @@
+"""Adapter-based tuning and BitFit on the verbalizer classifier (paper A, §5, appendix D).
+
+Paper A asks whether the skill neurons found with prompt tuning also matter for
+tuning methods that keep neuron weights fixed: Houlsby adapters
+(:mod:`skillneurons.adapters`) and BitFit (Ben-Zaken et al., 2022: only bias terms
+are trained). Both are trained here as a :class:`~skillneurons.soft_prompts.PromptedClassifier`
+with **no soft prompts**: the input is ``[MASK] <text>`` and the label is read at the
+``[MASK]`` with the same verbalizer (as the original code's adapter and BitFit models,
+which scored the label words at position 0 without prompts). Only the trainable
+parameters differ between methods, so the one loop :func:`skillneurons.training.train`
+trains them all:
+
+``adapter``
+    the :class:`~skillneurons.adapters.HoulsbyAdapters` parameters (``adapters.*``);
+``bitfit``
+    every bias of the backbone's encoder (attention, FFN and LayerNorm biases; the
+    parameters named ``*.bias`` of ``backbone.base_model``). An MLM head's biases are
+    not trained: its label-word biases would learn the class prior directly.
+
+Without soft prompts the neurons are perturbed at every input position (§5's curves use
+the prompt-tuning orders on these models).
+
+Weights file ``results/{model}/tuning_methods/{method}/{task}/trial{trial}/weights.safetensors``:
+the trainable parameters only, under their names in the classifier, with the method,
+label words and settings as metadata (:func:`write_tuned`, :func:`load_method_classifier`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from skillneurons.activations import baseline_activation, input_token_activations
+from skillneurons.adapters import HoulsbyAdapters
+from skillneurons.io import read_tensor_metadata, read_tensors, stable_hash, write_tensors
+from skillneurons.models import LoadedModel, load_model
+from skillneurons.prompt_tuning import encode_frame, prompt_tuning_table
+from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
+from skillneurons.training import (
+    TrainingSettings,
+    accuracy,
+    load_trainable_state,
+    train,
+    trainable_state,
+)
+
+METHODS = ("adapter", "bitfit")
+
+
+def bitfit_parameters(classifier: PromptedClassifier) -> list[torch.nn.Parameter]:
+    """The encoder's bias terms: parameters named ``*.bias`` (or ``bias``) of
+    ``classifier.backbone.base_model``."""
+    encoder = classifier.backbone.base_model
+    return [
+        parameter
+        for name, parameter in encoder.named_parameters()
+        if name == "bias" or name.endswith(".bias")
+    ]
+
+
+def method_classifier(
+    loaded: LoadedModel,
+    method: str,
+    label_words: Sequence[str],
+    *,
+    adapter_size: int,
+    adapter_init_std: float,
+    seed: int = 0,
+) -> PromptedClassifier:
+    """A ``[MASK] <text>`` verbalizer classifier whose trainable parameters are ``method``'s.
+
+    Every other parameter (the backbone's, the empty soft prompt) is frozen. For
+    ``"adapter"`` the adapters become the submodule ``classifier.adapters``, initialised
+    with ``seed``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"tuning method {method!r} is unknown; known methods: {METHODS}")
+    classifier = PromptedClassifier(loaded, label_words, prompt_length=0, seed=seed)
+    classifier.prompts.requires_grad_(False)
+    if method == "adapter":
+        classifier.adapters = HoulsbyAdapters(
+            classifier.backbone, adapter_size, adapter_init_std, seed
+        )
+    else:
+        for parameter in bitfit_parameters(classifier):
+            parameter.requires_grad_(True)
+    return classifier
+
+
+def train_method(
+    loaded: LoadedModel,
+    splits: Mapping[str, pd.DataFrame],
+    *,
+    method: str,
+    label_words: Sequence[str],
+    settings: Mapping[str, object],
+    max_length: int,
+    seed: int,
+    progress: bool = True,
+) -> tuple[PromptedClassifier, dict]:
+    """Train one trial of ``method`` on a task; return the classifier and its metrics.
+
+    ``splits`` maps train/dev/test to split frames; ``settings`` is the config's
+    ``tuning_methods`` block (``learning_rate`` per method, ``batch_size``,
+    ``max_steps``, ``eval_every``, ``patience``, ``adapter_size``,
+    ``adapter_init_std``); ``seed`` seeds the adapter initialisation and the data order.
+    The metrics hold the dev curve, best step, dev and test accuracy (whole test
+    split), the test majority-class rate and the number of trained parameters.
+    """
+    classifier = method_classifier(
+        loaded,
+        method,
+        label_words,
+        adapter_size=settings["adapter_size"],
+        adapter_init_std=settings["adapter_init_std"],
+        seed=seed,
+    )
+    encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
+    training = TrainingSettings.from_config(
+        settings, seed, learning_rate=settings["learning_rate"][method]
+    )
+    pad_id = classifier.pad_id
+    result = train(
+        classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
+    )
+    test_labels = encoded["test"].labels
+    metrics = {
+        "method": method,
+        "label_words": list(label_words),
+        "seed": seed,
+        "trained_parameters": sum(v.numel() for v in trainable_state(classifier).values()),
+        "dev_curve": result.dev_curve,
+        "best_step": result.best_step,
+        "steps": result.steps,
+        "dev_accuracy": result.best_dev_accuracy,
+        "test_accuracy": accuracy(classifier, encoded["test"], training.eval_batch_size, pad_id),
+        "test_majority_rate": test_labels.bincount().max().item() / len(test_labels),
+        "settings_hash": stable_hash({"settings": dict(settings), "method": method}),
+    }
+    return classifier, metrics
+
+
+def write_tuned(path: str, classifier: PromptedClassifier, metadata: Mapping[str, object]) -> None:
+    """Save the trainable parameters (only) with ``metadata`` as safetensors."""
+    meta = {**metadata, "label_words": classifier.label_words}
+    write_tensors(path, trainable_state(classifier), meta)
+
+
+def load_method_classifier(
+    model: Mapping[str, object], weights_path: str, device: torch.device | str = "cpu"
+) -> tuple[LoadedModel, PromptedClassifier]:
+    """Rebuild a classifier trained by :func:`method_classifier` from its weights file.
+
+    ``model`` is the model's load settings (:func:`skillneurons.models.load_model`).
+    """
+    meta = read_tensor_metadata(weights_path)
+    loaded = load_model(**model)
+    classifier = method_classifier(
+        loaded,
+        meta["method"],
+        meta["label_words"],
+        adapter_size=meta["adapter_size"],
+        adapter_init_std=meta["adapter_init_std"],
+    )
+    state = read_tensors(weights_path)
+    expected = set(trainable_state(classifier))
+    if set(state) != expected:
+        raise ValueError(
+            f"{weights_path}: tensors {sorted(set(state) ^ expected)[:5]} do not match a "
+            f"{meta['method']} classifier"
+        )
+    load_trainable_state(classifier, state)
+    return loaded, classifier.to(device)
+
+
+def input_baseline(
+    classifier: PromptedClassifier,
+    split: EncodedSplit,
+    batch_size: int,
+    max_samples: int | None = None,
+) -> np.ndarray:
+    """``a_bsl`` of a model without soft prompts, float32 ``[layers, 1, neurons]``: the
+    training-set mean (Eq. 3) of each sample's mean activation over its input tokens
+    (:func:`skillneurons.activations.input_token_activations`), for the ``baseline``
+    perturbation kind at every position."""
+    block = baseline_activation(
+        classifier, split, batch_size, reduce=input_token_activations, max_samples=max_samples
+    )
+    return block[:, :1].numpy()
+
+
+def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:
+    """Test accuracy of every method and task, mean ± std over trials.
+
+    ``metrics`` are the trials' metrics (with ``method``, ``task``, ``test_accuracy``,
+    ``test_majority_rate``). Columns: method, then those of
+    :func:`skillneurons.prompt_tuning.prompt_tuning_table`, and ``margin`` = mean minus
+    the majority-class rate (how clearly the trained model beats the majority class).
+    """
+    frame = pd.DataFrame(list(metrics))
+    parts = []
+    for method, group in frame.groupby("method", sort=False):
+        table = prompt_tuning_table(group.to_dict("records"))
+        table.insert(0, "method", method)
+        table["margin"] = table["mean"] - table["majority"]
+        parts.append(table)
+    return pd.concat(parts, ignore_index=True)
+
+
+def average_importance(importance: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Figure 8 of paper A: neuronal importance averaged over tuning methods.
+
+    ``importance`` maps method -> its :func:`skillneurons.importance.neuronal_importance`
+    table. Returns columns ``eval_task``, ``source_task``, ``area`` and ``importance``
+    (means over methods of the area and of the z-scored importance) and one
+    ``importance_{method}`` column per method.
+    """
+    frames = [table.assign(method=method) for method, table in importance.items()]
+    combined = pd.concat(frames, ignore_index=True)
+    keys = ["eval_task", "source_task"]
+    mean = combined.groupby(keys, sort=False)[["area", "importance"]].mean().reset_index()
+    for method, table in importance.items():
+        column = table[[*keys, "importance"]].rename(
+            columns={"importance": f"importance_{method}"}
+        )
+        mean = mean.merge(column, on=keys, how="left")
+    return mean
