@@ -58,7 +58,10 @@ def closure(workdir, *forced: str) -> set[tuple]:
 
 def test_second_run_schedules_nothing(complete_run):
     assert scheduled_jobs(complete_run) == []
-    for trigger in ("params", "input", "code"):
+    # Not "params": Snakemake 9.27's --list-changes params lists every job that has
+    # params on an up-to-date run (98 here) although its params trigger, checked by
+    # the dry run above, schedules none of them.
+    for trigger in ("input", "code"):
         changes = run_snakemake(complete_run, *SMOKE, "--list-changes", trigger)
         listed = [line for line in changes.stdout.splitlines() if line.strip()]
         assert listed == [], f"--list-changes {trigger}: {listed}"
