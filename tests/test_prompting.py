@@ -8,7 +8,7 @@ from skillneurons.models import ModelSourceError, load_model
 from skillneurons.neuron_sites import ffn_sites
 from skillneurons.prompt_tuning import load_prompt, write_prompt
 from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.training import TrainingSettings, accuracy, train
+from skillneurons.training import TrainingSettings, accuracy, majority_rate, train
 from skillneurons.verbalizer import label_token_ids
 from tiny_models import tiny, word_tokenizer
 
@@ -207,3 +207,7 @@ def test_training_settings_from_a_config_block_ignore_other_keys():
     block = {"learning_rate": 0.03, "batch_size": 16, "max_steps": 100, "prompt_length": 8}
     settings = TrainingSettings.from_config(block, seed=5, max_steps=10)
     assert settings == TrainingSettings(learning_rate=0.03, batch_size=16, max_steps=10, seed=5)
+
+
+def test_majority_rate_is_the_share_of_the_most_frequent_label():
+    assert majority_rate(torch.tensor([0, 2, 2, 1, 2])) == pytest.approx(0.6)

@@ -23,7 +23,7 @@ from skillneurons.io import (
 )
 from skillneurons.models import LoadedModel, load_model
 from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
-from skillneurons.training import TrainingSettings, accuracy, train
+from skillneurons.training import TrainingSettings, majority_rate, result_metrics, train
 from skillneurons.verbalizer import SCORING
 
 
@@ -71,19 +71,14 @@ def tune_prompts(
     result = train(
         classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
     )
-    test_labels = encoded["test"].labels
     metrics = {
         "label_words": list(label_words),
         "label_token_ids": classifier.label_ids,
         "scoring": SCORING[loaded.kind],
         "prompt_length": classifier.prompt_length,
         "seed": seed,
-        "dev_curve": result.dev_curve,
-        "best_step": result.best_step,
-        "steps": result.steps,
-        "dev_accuracy": result.best_dev_accuracy,
-        "test_accuracy": accuracy(classifier, encoded["test"], training.eval_batch_size, pad_id),
-        "test_majority_rate": test_labels.bincount().max().item() / len(test_labels),
+        **result_metrics(classifier, result, encoded["test"], training.eval_batch_size, pad_id),
+        "test_majority_rate": majority_rate(encoded["test"].labels),
         "settings_hash": stable_hash(
             {"settings": dict(settings), "label_words": list(label_words)}
         ),

@@ -51,7 +51,7 @@ from skillneurons.neuron_sites import ffn_sites, output_weight, shrink_site
 from skillneurons.predictivity import top_neurons
 from skillneurons.prompt_tuning import build_classifier
 from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
-from skillneurons.training import TrainingSettings, accuracy, train
+from skillneurons.training import TrainingSettings, result_metrics, train
 
 FROZEN_BASELINES = ("prompt_mean", "input_mean")
 
@@ -292,11 +292,7 @@ def retune_prompts(
         classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
     )
     metrics = {
-        "dev_curve": result.dev_curve,
-        "best_step": result.best_step,
-        "steps": result.steps,
-        "dev_accuracy": result.best_dev_accuracy,
-        "test_accuracy": accuracy(classifier, encoded["test"], training.eval_batch_size, pad_id),
+        **result_metrics(classifier, result, encoded["test"], training.eval_batch_size, pad_id),
     }
     return classifier, metrics
 

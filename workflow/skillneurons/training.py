@@ -152,6 +152,29 @@ def train(
     return result
 
 
+def result_metrics(
+    model: torch.nn.Module,
+    result: TrainingResult,
+    test: EncodedSplit,
+    batch_size: int,
+    pad_id: int,
+) -> dict:
+    """What every tuning method reports of a :func:`train` run: the dev curve, best step,
+    steps taken, best dev accuracy and the test accuracy of the (best) model."""
+    return {
+        "dev_curve": result.dev_curve,
+        "best_step": result.best_step,
+        "steps": result.steps,
+        "dev_accuracy": result.best_dev_accuracy,
+        "test_accuracy": accuracy(model, test, batch_size, pad_id),
+    }
+
+
+def majority_rate(labels: torch.Tensor) -> float:
+    """Share of the most frequent label: the accuracy of always guessing it."""
+    return labels.bincount().max().item() / len(labels)
+
+
 def load_trainable_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
     """Copy ``state`` (from :func:`trainable_state`) into the model's parameters."""
     parameters = dict(model.named_parameters())

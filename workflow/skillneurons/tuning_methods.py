@@ -41,8 +41,9 @@ from skillneurons.prompt_tuning import encode_frame, prompt_tuning_table
 from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
 from skillneurons.training import (
     TrainingSettings,
-    accuracy,
     load_trainable_state,
+    majority_rate,
+    result_metrics,
     train,
     trainable_state,
 )
@@ -126,18 +127,13 @@ def train_method(
     result = train(
         classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
     )
-    test_labels = encoded["test"].labels
     metrics = {
         "method": method,
         "label_words": list(label_words),
         "seed": seed,
         "trained_parameters": sum(v.numel() for v in trainable_state(classifier).values()),
-        "dev_curve": result.dev_curve,
-        "best_step": result.best_step,
-        "steps": result.steps,
-        "dev_accuracy": result.best_dev_accuracy,
-        "test_accuracy": accuracy(classifier, encoded["test"], training.eval_batch_size, pad_id),
-        "test_majority_rate": test_labels.bincount().max().item() / len(test_labels),
+        **result_metrics(classifier, result, encoded["test"], training.eval_batch_size, pad_id),
+        "test_majority_rate": majority_rate(encoded["test"].labels),
         "settings_hash": stable_hash({"settings": dict(settings), "method": method}),
     }
     return classifier, metrics
