@@ -26,7 +26,6 @@ UPSTREAM_RULES = {
     "split",
     "subtask_split",
     "prompt_tuning",
-    "baseline_activation",
     "dump_activations",
     "rank_neurons",
     "control_top_neuron",

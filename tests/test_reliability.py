@@ -32,10 +32,15 @@ KILLED_JOBS = {
         "log": f"logs/{MODEL}/prompt_tuning/syn_sst2/trial0.log",
         "started": lambda workdir, log: "dev accuracy" in log,
     },
-    # Killed after the first of its three outputs was written, before the others.
+    # Killed after the baseline and the first dump were written, before the others.
     "dump_activations": {
-        "outputs": [f"{DUMPS}/dev.parquet", f"{DUMPS}/test.parquet", f"{DUMPS}/dev_input.parquet"],
-        "log": f"logs/{MODEL}/activations/syn_sst2/trial0/dumps.log",
+        "outputs": [
+            f"{DUMPS}/baseline.safetensors",
+            f"{DUMPS}/dev.parquet",
+            f"{DUMPS}/test.parquet",
+            f"{DUMPS}/dev_input.parquet",
+        ],
+        "log": f"logs/{MODEL}/activations/syn_sst2/trial0.log",
         "started": lambda workdir, log: (workdir / DUMPS / "dev.parquet").exists(),
     },
 }
@@ -109,7 +114,7 @@ def test_killed_job_leaves_nothing_complete_and_rerun_matches(rule, run_copy, co
 
 def test_failing_job_log_names_rule_task_and_cause_and_others_finish(run_copy):
     # Break one trial's tuned prompt (keeping its mtime, so nothing looks updated) and
-    # remove what reads it: its baseline job must fail. Independently, a ranking of
+    # remove what reads it: its activations job must fail. Independently, a ranking of
     # another task must be redone.
     prompt = run_copy / f"{RESULTS}/prompt_tuning/syn_tweet/trial1/prompt.safetensors"
     stat = prompt.stat()
@@ -125,12 +130,12 @@ def test_failing_job_log_names_rule_task_and_cause_and_others_finish(run_copy):
     assert result.returncode != 0
     assert (run_copy / ranking).exists(), "--keep-going did not finish the independent job"
     assert not (run_copy / baseline).exists()
-    log = (run_copy / f"logs/{MODEL}/activations/syn_tweet/trial1/baseline.log").read_text()
+    log = (run_copy / f"logs/{MODEL}/activations/syn_tweet/trial1.log").read_text()
     failure = next(line for line in log.splitlines() if " failed " in line)
-    assert "rule baseline_activation failed" in failure
+    assert "rule dump_activations failed" in failure
     assert "task=syn_tweet" in failure and "trial=1" in failure
     assert "SafetensorError" in failure or "header" in failure.lower(), failure
     # Snakemake's own report points at the log (show-failed-logs in the default profile).
     output = result.stdout + result.stderr
-    assert "Error in rule baseline_activation" in output
-    assert f"logs/{MODEL}/activations/syn_tweet/trial1/baseline.log" in output
+    assert "Error in rule dump_activations" in output
+    assert f"logs/{MODEL}/activations/syn_tweet/trial1.log" in output

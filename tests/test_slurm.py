@@ -113,8 +113,10 @@ def test_gpu_rules_get_a_gpu_on_the_cluster_and_others_do_not(rules, profile):
         granted = set_resources.get(name, {})
         if requests_gpu(rule["script"]):
             assert granted.get("gpu") == 1, f"rule {name} runs a model but gets no GPU"
-            # torch gets the rule's threads: exactly the CPUs the job is granted.
-            assert granted.get("cpus_per_gpu") == rule["thread_count"], name
+            # torch gets the job's threads (the profile's set-threads, else the rule's):
+            # exactly the CPUs the job is granted.
+            threads = profile.get("set-threads", {}).get(name, rule["thread_count"])
+            assert granted.get("cpus_per_gpu") == threads, name
         else:
             assert "gpu" not in granted, f"rule {name} never uses the GPU it would get"
     unknown = set(set_resources) - set(rules)

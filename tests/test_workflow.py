@@ -145,8 +145,8 @@ def test_smoke_perturbation_curves_and_selectivity(smoke_run):
     assert curves["accuracy"].between(0, 1).all() and (curves["kind"] == "gaussian").all()
     for _, trial in curves.groupby("trial"):  # rate 0 is one unperturbed accuracy
         assert trial.loc[trial["rate"] == 0, "accuracy"].nunique() == 1
-    meta = read_metadata(results / "perturbation/syn_tweet/trial1.parquet")
-    assert meta["samples"] == 16 and meta["settings"]["seed"] == 8
+    meta = read_metadata(results / "perturbation/syn_tweet.parquet")
+    assert meta["samples"] == 16 and meta["trials"] == [0, 1] and meta["seeds"] == [7, 8]
     selectivity = read_tensors(results / "selectivity/syn_tweet.safetensors")
     assert sorted(selectivity) == ["mean", "trial0", "trial1"]
     assert tuple(selectivity["mean"].shape) == (2, 1536)

@@ -48,7 +48,7 @@ rule word_selectivity:
         "logs/{model}/word_selectivity.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,
@@ -83,7 +83,7 @@ rule prompt_tuning_random_words:
         "logs/{model}/random_label_words/draw{draw}/prompt_tuning/{task}/trial{trial}.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
@@ -97,27 +97,19 @@ rule prompt_tuning_random_words:
         "../scripts/prompt_tuning_random_words.py"
 
 
-use rule baseline_activation as baseline_activation_random_words with:
-    input:
-        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
-        train="data/splits/{task}/train.parquet",
-    output:
-        f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/baseline.safetensors",
-    log:
-        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}/baseline.log",
-
-
 use rule dump_activations as dump_activations_random_words with:
     input:
         prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
+        train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
+        baseline=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/baseline.safetensors",
         dev=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev.parquet",
         test=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/test.parquet",
         dev_input=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev_input.parquet",
     log:
-        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}/dumps.log",
+        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}.log",
 
 
 use rule rank_neurons as rank_neurons_random_words with:

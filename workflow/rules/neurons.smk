@@ -58,7 +58,7 @@ rule control_top_neuron:
         "logs/{model}/skill_neurons/controls/{task}/trial{trial}.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,

@@ -36,7 +36,6 @@ STAGE_TARGETS.append(
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
 localrules:
-    perturbation_table,
     neuronal_importance,
     figure_perturbation_all_tasks,
     figure_perturbation_example,
@@ -65,22 +64,24 @@ rule selectivity_index:
 
 rule perturbation_curves:
     input:
-        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        prompts=lambda w: trial_files(
+            w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        ),
         test="data/splits/{task}/test.parquet",
         rankings=expand(
             "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
         ),
         selectivity="results/{model}/selectivity/{task}.safetensors",
-        # a_bsl (Eq. 3) of the trial, only to replace activations by it.
-        baseline=lambda w: (
-            f"results/{w.model}/activations/{w.task}/trial{w.trial}/baseline.safetensors"
+        # a_bsl (Eq. 3) of each trial, only to replace activations by it.
+        baselines=lambda w: (
+            trial_files(w, "activations/{task}/trial{trial}/baseline.safetensors")
             if PERTURBATION["kind"] == "baseline"
             else []
         ),
     output:
-        "results/{model}/perturbation/{task}/trial{trial}.parquet",
+        "results/{model}/perturbation/{task}.parquet",
     log:
-        "logs/{model}/perturbation/{task}/trial{trial}.log",
+        "logs/{model}/perturbation/{task}.log",
     conda:
         "../../envs/skillneurons.yaml"
     threads: 1
@@ -95,7 +96,9 @@ rule perturbation_curves:
             key: PERTURBATION[key]
             for key in ("kind", "sigma", "mean", "positions", "draw")
         },
-        seed=lambda w: config["seed"] + int(w.trial),
+        trials=TRIALS,
+        # One noise seed (and random order) per trial.
+        seeds=[config["seed"] + trial for trial in TRIALS],
         random_orders=PERTURBATION["random_orders"],
         scope=config["ranking"]["scope"],
         max_test_samples=PERTURBATION["max_test_samples"],
@@ -103,23 +106,6 @@ rule perturbation_curves:
         batch_size=PERTURBATION["batch_size"],
     script:
         "../scripts/perturbation_curves.py"
-
-
-rule perturbation_table:
-    input:
-        lambda w: trial_files(w, "perturbation/{task}/trial{trial}.parquet"),
-    output:
-        "results/{model}/perturbation/{task}.parquet",
-    log:
-        "logs/{model}/perturbation/{task}.log",
-    conda:
-        "../../envs/skillneurons.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    script:
-        "../scripts/perturbation_table.py"
 
 
 rule neuronal_importance:

@@ -17,7 +17,7 @@ rule prompt_tuning:
         "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,

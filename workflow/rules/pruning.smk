@@ -39,7 +39,7 @@ rule prune_model:
         "logs/{model}/pruning/{task}.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,

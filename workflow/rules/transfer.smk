@@ -23,7 +23,7 @@ rule prompt_transfer:
         "logs/{model}/transfer/pairs.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,

@@ -41,7 +41,6 @@ TUNING_CURVE_FIGURES = {"adapter": "A-F12", "bitfit": "A-F13"}
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
 localrules:
-    tuning_method_perturbation_table,
     figure_adapter_curves,
     figure_bitfit_curves,
     figure_bitfit_example,
@@ -62,7 +61,7 @@ rule train_tuning_method:
         "logs/{model}/tuning_methods/{method}/{task}/trial{trial}.log",
     conda:
         "../../envs/skillneurons.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
@@ -82,7 +81,13 @@ rule train_tuning_method:
 
 rule tuning_method_perturbation:
     input:
-        weights=f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
+        weights=lambda w: expand(
+            f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
+            model=w.model,
+            method=w.method,
+            task=w.task,
+            trial=TUNING_TRIALS,
+        ),
         test="data/splits/{task}/test.parquet",
         rankings=expand(
             "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
@@ -94,9 +99,9 @@ rule tuning_method_perturbation:
             else []
         ),
     output:
-        f"{TUNING_DIR}/perturbation/{{task}}/trial{{trial}}.parquet",
+        f"{TUNING_DIR}/perturbation/{{task}}.parquet",
     log:
-        "logs/{model}/tuning_methods/{method}/perturbation/{task}/trial{trial}.log",
+        "logs/{model}/tuning_methods/{method}/perturbation/{task}.log",
     conda:
         "../../envs/skillneurons.yaml"
     threads: 1
@@ -115,7 +120,9 @@ rule tuning_method_perturbation:
             },
             "positions": "all",
         },
-        seed=lambda w: config["seed"] + int(w.trial),
+        trials=TUNING_TRIALS,
+        # One noise seed (and random order) per trial.
+        seeds=[config["seed"] + trial for trial in TUNING_TRIALS],
         random_orders=config["perturbation"]["random_orders"],
         scope=config["ranking"]["scope"],
         max_test_samples=config["perturbation"]["max_test_samples"],
@@ -124,21 +131,6 @@ rule tuning_method_perturbation:
         baseline_samples=config["activations"]["baseline_samples"],
     script:
         "../scripts/tuning_method_perturbation.py"
-
-
-use rule perturbation_table as tuning_method_perturbation_table with:
-    input:
-        lambda w: expand(
-            "results/{model}/tuning_methods/{method}/perturbation/{task}/trial{trial}.parquet",
-            model=w.model,
-            method=w.method,
-            task=w.task,
-            trial=TUNING_TRIALS,
-        ),
-    output:
-        f"{TUNING_DIR}/perturbation/{{task}}.parquet",
-    log:
-        "logs/{model}/tuning_methods/{method}/perturbation/{task}.log",
 
 
 use rule figure_perturbation_all_tasks as figure_adapter_curves with:

@@ -1,13 +1,17 @@
-"""Rule dump_activations: dev and test activations at the prompt tokens, and dev's
-input-token mean/max (Figure 3's baselines), as float16 Parquet with one row group per
-batch (paper A, §3.1). One model load serves the three dumps."""
+"""Rule dump_activations: from one model load, the baseline of Eq. 3 (the mean training
+activation of every neuron at every prompt token, [layers, tokens, neurons], and of the
+input-token mean/max), then dev and test activations at the prompt tokens and dev's
+input-token mean/max (Figure 3's baselines) as float16 Parquet with one row group per
+batch (paper A, §3.1)."""
 
 from skillneurons.activations import (
+    baseline_activation,
     dump_activations,
     input_token_activations,
     prompt_activations,
 )
 from skillneurons.device import configure_torch
+from skillneurons.io import write_tensors
 from skillneurons.prompt_tuning import encode_frame, load_tuned_classifier
 from skillneurons.runlog import job_log
 from skillneurons.splits import read_split
@@ -19,11 +23,21 @@ DUMPS = {
 }
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
-    params, wildcards = snakemake.params, snakemake.wildcards
+    inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
     device = configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))
-    loaded, classifier = load_tuned_classifier(params.model, snakemake.input.prompt, device)
+    loaded, classifier = load_tuned_classifier(params.model, inputs.prompt, device)
+    train = encode_frame(loaded, read_split(inputs.train)[0], params.max_length)
+    options = {"batch_size": params.batch_size, "max_samples": params.baseline_samples}
+    baselines = {
+        "prompt": baseline_activation(classifier, train, **options, progress=True),
+        "input_mean_max": baseline_activation(
+            classifier, train, **options, reduce=input_token_activations, progress=True
+        ),
+    }
+    layout = {"layout": "[layers, tokens, neurons]"}
+    write_tensors(snakemake.output.baseline, baselines, {**dict(wildcards.items()), **layout})
     for output, (split, reduce) in DUMPS.items():
-        frame, split_meta = read_split(snakemake.input[split])
+        frame, split_meta = read_split(inputs[split])
         dump_activations(
             classifier,
             encode_frame(loaded, frame, params.max_length),

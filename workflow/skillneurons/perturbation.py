@@ -37,8 +37,10 @@ that contains a backbone with FFN sites: prompt-tuned, adapter or BitFit models.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,11 +48,18 @@ import pyarrow as pa
 import torch
 
 from skillneurons.io import write_table
-from skillneurons.neuron_sites import NeuronEdit, edit_activations, ffn_sites
 from skillneurons.predictivity import task_order
 from skillneurons.selectivity import selectivity_order
-from skillneurons.soft_prompts import EncodedSplit
-from skillneurons.training import accuracy
+
+if TYPE_CHECKING:
+    from skillneurons.neuron_sites import NeuronEdit
+    from skillneurons.soft_prompts import EncodedSplit
+
+# The functions that run a model import neuron_sites and training (and so transformers)
+# where they need them: the table and figure jobs that only read curves start in a
+# fraction of the time.
+
+LOG = logging.getLogger(__name__)
 
 KINDS = ("gaussian", "zero", "baseline")
 POSITIONS = ("all", "prompt")
@@ -199,6 +208,8 @@ def perturbation_edits(
         for ``kind="baseline"``; with ``positions`` given, ``tokens`` must match them).
     generator : noise generator on the model's device (``kind="gaussian"``).
     """
+    from skillneurons.neuron_sites import NeuronEdit
+
     if settings.kind == "baseline" and baseline is None:
         raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
     edits = {}
@@ -251,6 +262,9 @@ def perturbed_accuracy(
 
     With no neurons no hook is installed, so the result is the unperturbed accuracy.
     """
+    from skillneurons.neuron_sites import edit_activations
+    from skillneurons.training import accuracy
+
     if not any(len(chosen) for chosen in neurons.values()):
         return accuracy(classifier, split, batch_size, pad_id)
     device = next(classifier.parameters()).device
@@ -295,6 +309,8 @@ def perturbation_curve(
     -------
     One accuracy per rate, in the order of ``rates``.
     """
+    from skillneurons.neuron_sites import ffn_sites
+
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
     order = np.asarray(order, dtype=np.int64)
@@ -335,6 +351,9 @@ def sweep_orders(
     The unperturbed accuracy (rate 0, and any rate that perturbs no neuron) is
     computed once and shared by all orders.
     """
+    from skillneurons.neuron_sites import ffn_sites
+    from skillneurons.training import accuracy
+
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
     unperturbed = None
@@ -423,15 +442,39 @@ def trial_curve_frame(table: pd.DataFrame, eval_task: str, trial: int, kind: str
     return frame
 
 
-def write_curves(path: str, frame: pd.DataFrame, metadata: Mapping[str, object]) -> None:
-    """Write a perturbation table (:func:`trial_curve_frame` rows) atomically as Parquet:
-    ``results/{model}/perturbation/{eval_task}/trial{t}.parquet`` or the per-task
-    aggregate ``results/{model}/perturbation/{eval_task}.parquet``."""
+def write_curves(
+    path: str,
+    frames: Sequence[pd.DataFrame],
+    identity: Mapping[str, object],
+    *,
+    samples: int,
+    rates: Sequence[float],
+    settings: Mapping[str, object],
+    seeds: Sequence[int],
+    scope: str,
+) -> None:
+    """Write one evaluation task's perturbation file atomically as Parquet:
+    ``results/{model}/perturbation/{eval_task}.parquet`` (or a tuning method's), the
+    :func:`perturb_trial` rows of every trial.
+
+    The metadata holds ``identity`` (``model``, ``eval_task`` and e.g. ``method``), the
+    sample count, the rates, the perturbation settings, the trials with their noise
+    seeds and the ranking scope.
+    """
+    frame = pd.concat(frames, ignore_index=True)
+    metadata = {
+        **identity,
+        "samples": samples,
+        "rates": list(rates),
+        "settings": dict(settings),
+        "trials": sorted(int(trial) for trial in frame["trial"].unique()),
+        "seeds": list(seeds),
+        "scope": scope,
+    }
     write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
 
 
 def perturb_trial(
-    path: str,
     classifier: torch.nn.Module,
     split,
     orders: Sequence[NamedOrder],
@@ -439,37 +482,30 @@ def perturb_trial(
     rates: Sequence[float],
     settings: Mapping[str, object],
     seed: int,
-    scope: str,
     batch_size: int,
     baseline=None,
-    identity: Mapping[str, object],
-) -> None:
-    """Sweep every order and rate on one tuned trial and write its perturbation file.
-
-    ``settings`` is the config's perturbation block (without the seed), ``identity``
-    the file's keys (``model``, ``eval_task``, ``trial`` and e.g. ``method``); the
-    metadata also records the sample count, the rates, the settings with the noise
-    seed and the ranking scope.
-    """
+    eval_task: str,
+    trial: int,
+) -> pd.DataFrame:
+    """Sweep every order and rate on one tuned trial: its rows of a perturbation file
+    (:func:`trial_curve_frame`). ``settings`` is the config's perturbation block
+    without the seed, ``seed`` the trial's noise seed."""
     perturbation = PerturbationSettings(**settings, seed=seed)
+    LOG.info(
+        "trial %d: %d orders x %d rates on %d test samples",
+        trial,
+        len(orders),
+        len(rates),
+        len(split),
+    )
     table = sweep_orders(
         classifier, split, orders, rates, perturbation, classifier.pad_id, batch_size, baseline
     )
-    metadata = {
-        **identity,
-        "samples": len(split),
-        "rates": list(rates),
-        "settings": {**settings, "seed": seed},
-        "scope": scope,
-    }
-    frame = trial_curve_frame(
-        table, str(identity["eval_task"]), int(identity["trial"]), perturbation.kind
-    )
-    write_curves(path, frame, metadata)
+    return trial_curve_frame(table, eval_task, trial, perturbation.kind)
 
 
 def read_curves(paths: Sequence[str]) -> pd.DataFrame:
-    """Concatenate perturbation tables (trial files or per-task aggregates)."""
+    """Concatenate perturbation files (one per evaluation task)."""
     return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
 
 
