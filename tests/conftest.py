@@ -1,4 +1,5 @@
-"""Shared fixtures: a sandbox copy of the workflow to run Snakemake in."""
+"""Shared fixtures: a sandbox copy of the workflow to run Snakemake in, and a completed
+smoke run with throwaway copies of it for the operations tests."""
 
 import os
 import subprocess
@@ -41,3 +42,19 @@ def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.C
 @pytest.fixture
 def sandbox(tmp_path):
     return make_sandbox(tmp_path / "work")
+
+
+@pytest.fixture(scope="module")
+def complete_run(tmp_path_factory):
+    """The folder of a complete local smoke run (made once per test session)."""
+    from smoke_runs import completed_smoke_run  # smoke_runs imports this module
+
+    return completed_smoke_run(tmp_path_factory)
+
+
+@pytest.fixture
+def run_copy(complete_run, tmp_path):
+    """A copy of the complete smoke run that a test may change."""
+    from smoke_runs import copy_run
+
+    return copy_run(complete_run, tmp_path / "run")

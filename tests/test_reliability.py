@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SNAKEMAKE, run_snakemake
-from smoke_runs import MODEL, SMOKE, completed_smoke_run, copy_run, scheduled_jobs
+from smoke_runs import MODEL, SMOKE, scheduled_jobs
 
 pytestmark = pytest.mark.slow
 
@@ -44,16 +44,6 @@ KILLED_JOBS = {
         "started": lambda workdir, log: (workdir / DUMPS / "dev.parquet").exists(),
     },
 }
-
-
-@pytest.fixture(scope="module")
-def complete_run(tmp_path_factory):
-    return completed_smoke_run(tmp_path_factory)
-
-
-@pytest.fixture
-def run_copy(complete_run, tmp_path):
-    return copy_run(complete_run, tmp_path / "run")
 
 
 def start_snakemake(workdir: Path, *args: str) -> subprocess.Popen:

@@ -17,8 +17,6 @@ from smoke_runs import (
     MODEL,
     SMOKE,
     UPSTREAM_RULES,
-    completed_smoke_run,
-    copy_run,
     scheduled_jobs,
 )
 
@@ -39,16 +37,6 @@ def downstream_knob() -> tuple[dict, str]:
     if "perturbation" in schema["properties"]:
         return {"perturbation": {"sigma": 0.25}}, "perturbation_curves"
     return {"ranking": {"scope": "per_layer"}}, "perturbation_curves"
-
-
-@pytest.fixture(scope="module")
-def complete_run(tmp_path_factory):
-    return completed_smoke_run(tmp_path_factory)
-
-
-@pytest.fixture
-def run_copy(complete_run, tmp_path):
-    return copy_run(complete_run, tmp_path / "run")
 
 
 def closure(workdir, *forced: str) -> set[tuple]:
