@@ -20,6 +20,7 @@ from skillneurons.transfer import (
     indicator_correlations,
     overlap_rate,
     pairs_table,
+    pooled_spearman,
     skill_neuron_mask,
     transfer_evaluation,
     transfer_matrix,
@@ -105,9 +106,27 @@ def test_indicator_correlations_per_target_and_average():
     assert by_target.loc["t", "sources"] == 3
     assert math.isnan(by_target.loc["u", "spearman_all"])
     assert by_target.loc["average", "spearman_all"] == pytest.approx(1.0)
-    assert table["target"].tolist() == ["t", "u", "average"]
+    assert by_target.loc["pooled", "spearman_skill"] == pytest.approx(-1.0)  # only t counts
+    assert by_target.loc["pooled", "sources"] == 3
+    assert table["target"].tolist() == ["t", "u", "average", "pooled"]
     with_self = indicator_correlations(pairs_frame(rows), include_self=True).set_index("target")
     assert with_self.loc["t", "sources"] == 4
+
+
+def test_pooled_spearman_weights_targets_by_their_rank_variance():
+    # target t: 3 sources in agreeing order (rho +1); v: 2 sources reversed (rho -1).
+    # Centred ranks: t x = y = (-1, 0, 1); v x = (-.5, .5), y = (.5, -.5), so the
+    # pooled correlation is (2 - 0.5) / sqrt(2.5 * 2.5) = 0.6, i.e. (24 - 6) / 30.
+    rows = [(s, "t", 0, 0.5 + 0.1 * r, 0.1 * r, 0.0) for r, s in enumerate("abc")]
+    rows += [("a", "v", 0, 0.7, 0.1, 0.0), ("b", "v", 0, 0.6, 0.2, 0.0)]
+    rows += [("a", "w", 0, 0.9, 0.3, 0.0)]  # one source: no weight
+    table = indicator_correlations(pairs_frame(rows)).set_index("target")
+    assert table.loc["pooled", "spearman_all"] == pytest.approx(0.6)
+    assert table.loc["pooled", "sources"] == 5
+    assert math.isnan(table.loc["pooled", "spearman_skill"])  # ON over skill neurons all tied
+    assert table.loc["average", "spearman_all"] == pytest.approx(1.0)  # t only (3+ sources)
+    groups = [frame for _, frame in pairs_frame(rows).groupby("target")]
+    assert math.isnan(pooled_spearman(groups[2:], "on_all", "transfer_accuracy"))
 
 
 def test_pairs_table_compares_same_trial_prompts_on_target_skill_neurons():

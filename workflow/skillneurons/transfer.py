@@ -16,7 +16,9 @@ over target tasks). This module computes
   neither paper A nor its code spells the formula out), or their Jaccard index, over
   all neurons or over the target's top skill neurons (:func:`skill_neuron_mask`);
 - per target task, Spearman's correlation between ON and transfer accuracy over the
-  source tasks, and its average over targets (:func:`indicator_correlations`).
+  source tasks, its average over targets (paper A) and a correlation pooled within
+  targets that also counts targets with only two sources
+  (:func:`indicator_correlations`, :func:`pooled_spearman`).
 
 Pairs table (``results/{model}/transfer/pairs.parquet``): one row per source, target
 and trial with ``transfer_accuracy``, ``on_all`` and ``on_skill`` (float64).
@@ -221,23 +223,50 @@ def mean_over_trials(pairs: pd.DataFrame) -> pd.DataFrame:
     return pairs.groupby(["source", "target"], sort=False, as_index=False)[values].mean()
 
 
+def pooled_spearman(groups: Sequence[pd.DataFrame], x: str, y: str) -> float:
+    """Spearman's correlation pooled within groups (here: the sources of each target).
+
+    ``x`` and ``y`` are ranked within each group (average ranks for ties), each
+    group's ranks are centred on its mean rank, and Pearson's correlation is taken
+    over the centred ranks of all groups together. Without ties this is the mean of
+    the per-group Spearman correlations weighted by ``n (n^2 - 1)``: a group of two
+    (whose own correlation is always ±1) counts 6, one of four counts 60, a single
+    row counts nothing. NaN when no group has two rows or every rank is tied.
+    """
+    centred = []
+    for group in groups:
+        if len(group) < 2:
+            continue
+        ranks = group[[x, y]].rank()
+        centred.append(ranks - ranks.mean())
+    if not centred:
+        return float("nan")
+    ranks = pd.concat(centred)
+    norm = np.sqrt((ranks[x] ** 2).sum() * (ranks[y] ** 2).sum())
+    return float((ranks[x] * ranks[y]).sum() / norm) if norm else float("nan")
+
+
 def indicator_correlations(pairs: pd.DataFrame, include_self: bool = False) -> pd.DataFrame:
     """Spearman's rank correlation of ON with transfer accuracy, per target task.
 
     For each target, over its source tasks (the target itself only when
     ``include_self``), both averaged over trials: ``spearman_all`` (ON over all
     neurons, Su et al.) and ``spearman_skill`` (ON over the target's top skill neurons,
-    paper A). Targets with fewer than :data:`MIN_SOURCES` sources get NaN. The last
-    row, ``target == "average"``, averages the defined correlations (paper: 0.53 and
-    0.71).
+    paper A). Targets with fewer than :data:`MIN_SOURCES` sources get NaN. Two rows
+    follow the targets: ``average`` averages the defined correlations (paper A's
+    summary: 0.53 and 0.71), and ``pooled`` is :func:`pooled_spearman` over every
+    target with at least two sources (ours: with few tasks, e.g. the embedded default,
+    no target has three sources and the average is NaN). ``sources`` counts the
+    (source, target) pairs each row uses.
     """
     from scipy.stats import spearmanr
 
     means = mean_over_trials(pairs)
     if not include_self:
         means = means[means["source"] != means["target"]]
+    groups = dict(list(means.groupby("target", sort=False)))
     rows = []
-    for target, group in means.groupby("target", sort=False):
+    for target, group in groups.items():
         row = {"target": target, "sources": len(group)}
         for variant in ("all", "skill"):
             value = float("nan")
@@ -253,7 +282,17 @@ def indicator_correlations(pairs: pd.DataFrame, include_self: bool = False) -> p
         "spearman_all": float(defined["spearman_all"].mean()) if len(defined) else np.nan,
         "spearman_skill": float(defined["spearman_skill"].mean()) if len(defined) else np.nan,
     }
-    return pd.concat([table, pd.DataFrame([average])], ignore_index=True)
+    pooled = {
+        "target": "pooled",
+        "sources": int(sum(len(group) for group in groups.values() if len(group) >= 2)),
+        **{
+            f"spearman_{variant}": pooled_spearman(
+                list(groups.values()), f"on_{variant}", "transfer_accuracy"
+            )
+            for variant in ("all", "skill")
+        },
+    }
+    return pd.concat([table, pd.DataFrame([average, pooled])], ignore_index=True)
 
 
 def transfer_matrix(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -274,14 +313,14 @@ def transfer_scatter(
 
     One point per (source, target) pair (means over trials; self-transfer only when
     ``include_self``), coloured by target; each panel's title gives the average
-    Spearman correlation of ``correlations`` (:func:`indicator_correlations`).
+    and pooled Spearman correlations of ``correlations`` (:func:`indicator_correlations`).
     """
     from skillneurons.figures import plt
 
     means = mean_over_trials(pairs)
     if not include_self:
         means = means[means["source"] != means["target"]]
-    average = correlations.set_index("target").loc["average"]
+    summary = correlations.set_index("target")
     figure, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
     targets = list(dict.fromkeys(means["target"]))
     colors = plt.get_cmap("tab10")
@@ -296,9 +335,11 @@ def transfer_scatter(
                 color=colors(position % 10),
                 label=target,
             )
-        rho = average[f"spearman_{column.removeprefix('on_')}"]
-        shown = "n/a (no target with 3+ sources)" if np.isnan(rho) else f"{rho:.2f}"
-        axis.set_title(f"ON over {name}\nmean Spearman ρ = {shown}", fontsize=9)
+        mean, pooled = summary.loc[["average", "pooled"], f"spearman_{column[3:]}"]
+        shown = "n/a (no target with 3+ sources)" if np.isnan(mean) else f"{mean:.2f}"
+        axis.set_title(
+            f"ON over {name}\nmean Spearman ρ = {shown}, pooled ρ = {pooled:.2f}", fontsize=9
+        )
         axis.set_xlabel("overlap rate of activated neurons (ON)", fontsize=8)
         axis.tick_params(labelsize=7)
     axes[0].set_ylabel("zero-shot transfer accuracy", fontsize=8)
