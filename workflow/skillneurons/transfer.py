@@ -338,7 +338,9 @@ def transfer_scatter(
         mean, pooled = summary.loc[["average", "pooled"], f"spearman_{column[3:]}"]
         shown = "n/a (no target with 3+ sources)" if np.isnan(mean) else f"{mean:.2f}"
         axis.set_title(
-            f"ON over {name}\nmean Spearman ρ = {shown}, pooled ρ = {pooled:.2f}", fontsize=9
+            f"ON over {name}\nmean Spearman ρ over targets: {shown}\n"
+            f"pooled within targets: {pooled:.2f}",
+            fontsize=9,
         )
         axis.set_xlabel("overlap rate of activated neurons (ON)", fontsize=8)
         axis.tick_params(labelsize=7)
