@@ -1,6 +1,8 @@
 """Atomic writes, metadata round trips, results tables and job logs."""
 
 import logging
+import subprocess
+import sys
 
 import pandas as pd
 import pyarrow as pa
@@ -77,3 +79,19 @@ def test_job_log_names_rule_wildcards_and_cause(tmp_path):
     assert "rule split started (task=syn_sst2)" in text
     assert "rule split failed (task=syn_sst2): ValueError: labels outside the declared set" in text
     assert "Traceback" in text
+
+
+def test_table_modules_load_no_transformers_models():
+    # Table and figure jobs import these modules for their pandas helpers; transformers'
+    # model classes (seconds per job on 2 cores) must load only when a model is loaded.
+    modules = ["models", "prompt_tuning", "pruning", "transfer", "tuning_methods"]
+    modules.append("label_word_sampling")
+    code = (
+        "import sys; "
+        + "; ".join(f"import skillneurons.{module}" for module in modules)
+        + "; print(sorted(m for m in sys.modules if m.startswith('transformers.models')))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "[]"

@@ -20,19 +20,14 @@ import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import (
-    AutoConfig,
-    AutoModel,
-    AutoModelForCausalLM,
-    AutoModelForMaskedLM,
-    AutoTokenizer,
-    PreTrainedModel,
-    PreTrainedTokenizerBase,
-)
 
 from skillneurons.model_specs import ModelSourceError
+
+if TYPE_CHECKING:  # importing transformers' model classes takes seconds: load_model does it
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 KINDS = ("masked_lm", "encoder", "causal_lm")
 
@@ -93,9 +88,9 @@ def model_kind(config) -> str:
 
 
 _AUTO_CLASS = {
-    "masked_lm": AutoModelForMaskedLM,
-    "encoder": AutoModel,
-    "causal_lm": AutoModelForCausalLM,
+    "masked_lm": "AutoModelForMaskedLM",
+    "encoder": "AutoModel",
+    "causal_lm": "AutoModelForCausalLM",
 }
 
 
@@ -118,9 +113,11 @@ def load_model(
         ``{"num_hidden_layers": 2}`` keeps only the first two pre-trained layers.
     trust_remote_code : allow code shipped with a checkpoint to run (off by default).
     """
+    import transformers
+
     location, local = resolve_source(source)
     try:
-        config = AutoConfig.from_pretrained(
+        config = transformers.AutoConfig.from_pretrained(
             location, trust_remote_code=trust_remote_code, local_files_only=local
         )
     except OSError as error:
@@ -135,7 +132,7 @@ def load_model(
             raise ModelSourceError(f"model source {source!r}: config has no attribute {key!r}")
         setattr(config, key, value)
     kind = model_kind(config)
-    auto = _AUTO_CLASS[kind]
+    auto = getattr(transformers, _AUTO_CLASS[kind])
     if random_init:
         torch.manual_seed(seed)
         model = auto.from_config(config, trust_remote_code=trust_remote_code)
@@ -147,7 +144,7 @@ def load_model(
             trust_remote_code=trust_remote_code,
             local_files_only=local,
         )
-    tokenizer = AutoTokenizer.from_pretrained(
+    tokenizer = transformers.AutoTokenizer.from_pretrained(
         location, trust_remote_code=trust_remote_code, local_files_only=local
     )
     if tokenizer.pad_token is None:

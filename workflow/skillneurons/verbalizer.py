@@ -21,11 +21,14 @@ The scoring mode is written into every prompt file and metrics file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import PreTrainedTokenizerBase
 
 from skillneurons.neuron_sites import masked_lm_head
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 SCORING = {
     "masked_lm": "mlm_head_at_mask",
