@@ -84,8 +84,14 @@ def test_job_log_names_rule_wildcards_and_cause(tmp_path):
 def test_table_modules_load_no_transformers_models():
     # Table and figure jobs import these modules for their pandas helpers; transformers'
     # model classes (seconds per job on 2 cores) must load only when a model is loaded.
-    modules = ["models", "prompt_tuning", "pruning", "transfer", "tuning_methods"]
-    modules.append("label_word_sampling")
+    modules = [
+        "models",
+        "prompt_tuning",
+        "pruning",
+        "transfer",
+        "tuning_methods",
+        "label_word_sampling",
+    ]
     code = (
         "import sys; "
         + "; ".join(f"import skillneurons.{module}" for module in modules)
