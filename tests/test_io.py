@@ -91,6 +91,8 @@ def test_table_modules_load_no_transformers_models():
         "transfer",
         "tuning_methods",
         "label_word_sampling",
+        "perturbation",
+        "activations",
     ]
     code = (
         "import sys; "

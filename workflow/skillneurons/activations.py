@@ -53,7 +53,6 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -62,9 +61,8 @@ import torch
 from tqdm.auto import tqdm
 
 from skillneurons.io import atomic_path, read_metadata
-
-if TYPE_CHECKING:  # readers of dumps must not pay for importing transformers (seconds)
-    from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
+from skillneurons.neuron_sites import capture_activations, ffn_sites
+from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
 
 #: Activations stored per sample, in this order.
 LAYOUT = "[layers, tokens, neurons]"
@@ -73,7 +71,7 @@ COLUMNS = ("idx", "label", "activations")
 #: Compression of the Parquet dump (see the module docstring).
 COMPRESSION = "none"
 
-Reduce = Callable[["PromptedClassifier", Mapping[str, torch.Tensor]], torch.Tensor]
+Reduce = Callable[[PromptedClassifier, Mapping[str, torch.Tensor]], torch.Tensor]
 
 
 # --------------------------------------------------------------------------- capture
@@ -92,8 +90,6 @@ def _forward_capture(
     The result is stacked outside inference mode, so it is an ordinary tensor that
     callers may edit in place.
     """
-    from skillneurons.neuron_sites import capture_activations
-
     modes = [(module, module.training) for module in classifier.modules()]
     classifier.eval()
     try:
@@ -392,8 +388,6 @@ def dump_activations(
 
 def _shape_without_data(classifier: PromptedClassifier, reduce: Reduce) -> tuple[int, int, int]:
     """``(layers, tokens, neurons)`` of ``reduce``'s output, for an empty split."""
-    from skillneurons.neuron_sites import ffn_sites
-
     sites = ffn_sites(classifier)
     widths = {site.width for site in sites}
     if len(widths) != 1:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -48,16 +47,11 @@ import pyarrow as pa
 import torch
 
 from skillneurons.io import write_table
+from skillneurons.neuron_sites import NeuronEdit, edit_activations, ffn_sites
 from skillneurons.predictivity import task_order
 from skillneurons.selectivity import selectivity_order
-
-if TYPE_CHECKING:
-    from skillneurons.neuron_sites import NeuronEdit
-    from skillneurons.soft_prompts import EncodedSplit
-
-# The functions that run a model import neuron_sites and training (and so transformers)
-# where they need them: the table and figure jobs that only read curves start in a
-# fraction of the time.
+from skillneurons.soft_prompts import EncodedSplit
+from skillneurons.training import accuracy
 
 LOG = logging.getLogger(__name__)
 
@@ -208,8 +202,6 @@ def perturbation_edits(
         for ``kind="baseline"``; with ``positions`` given, ``tokens`` must match them).
     generator : noise generator on the model's device (``kind="gaussian"``).
     """
-    from skillneurons.neuron_sites import NeuronEdit
-
     if settings.kind == "baseline" and baseline is None:
         raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
     edits = {}
@@ -262,9 +254,6 @@ def perturbed_accuracy(
 
     With no neurons no hook is installed, so the result is the unperturbed accuracy.
     """
-    from skillneurons.neuron_sites import edit_activations
-    from skillneurons.training import accuracy
-
     if not any(len(chosen) for chosen in neurons.values()):
         return accuracy(classifier, split, batch_size, pad_id)
     device = next(classifier.parameters()).device
@@ -309,8 +298,6 @@ def perturbation_curve(
     -------
     One accuracy per rate, in the order of ``rates``.
     """
-    from skillneurons.neuron_sites import ffn_sites
-
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
     order = np.asarray(order, dtype=np.int64)
@@ -351,9 +338,6 @@ def sweep_orders(
     The unperturbed accuracy (rate 0, and any rate that perturbs no neuron) is
     computed once and shared by all orders.
     """
-    from skillneurons.neuron_sites import ffn_sites
-    from skillneurons.training import accuracy
-
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
     unperturbed = None
