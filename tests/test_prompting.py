@@ -7,7 +7,7 @@ from skillneurons.io import read_tensor_metadata, read_tensors
 from skillneurons.models import ModelSourceError, load_model
 from skillneurons.neuron_sites import ffn_sites
 from skillneurons.prompt_tuning import load_prompt, write_prompt
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
+from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
 from skillneurons.training import TrainingSettings, accuracy, majority_rate, train
 from skillneurons.verbalizer import label_token_ids
 from tiny_models import tiny, word_tokenizer
@@ -148,21 +148,61 @@ def tuned_prompts(seed):
     return classifier, result, split
 
 
-def test_training_learns_and_keeps_the_best_dev_state():
-    # The smoke model: MiniLM's first two pre-trained layers.
+def test_training_learns_on_a_real_model():
+    # The smoke model: MiniLM's first two pre-trained layers, on cue words it can read.
+    # Asserted with margins (about 0.5 at first, at least 0.9 at the end) rather than at
+    # one step's exact accuracy: the learned trajectory differs between CPU kernel sets
+    # (AVX-512 vs AVX2), which moves the step at which this toy task is solved.
     loaded = load_model(MINILM, config_overrides={"num_hidden_layers": 2})
     labels = torch.randint(0, 2, (64,), generator=torch.Generator().manual_seed(0)).tolist()
     words = (["awful", "terrible", "boring", "bad"], ["great", "wonderful", "excellent", "lovely"])
     texts = [f"the film was {words[y][i % 4]}" for i, y in enumerate(labels)]
     split = encode_split(loaded.tokenizer, texts, [None] * 64, labels, 16)
     classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=4, seed=0)
-    settings = TrainingSettings(learning_rate=0.01, batch_size=16, max_steps=50, eval_every=25)
+    before = accuracy(classifier, split, 16, 0)
+    settings = TrainingSettings(
+        learning_rate=0.01, batch_size=16, max_steps=150, eval_every=25, patience=6
+    )
     result = train(classifier, split, split, settings, pad_id=0, progress=False)
-    assert [point["step"] for point in result.dev_curve] == [25, 50]
-    assert result.dev_curve[0]["dev_accuracy"] < 0.7  # about the majority rate at first
-    assert result.best_dev_accuracy == 1.0
-    assert result.best_step == 50
+    assert before < 0.7  # about the majority rate before training
+    assert result.best_dev_accuracy >= 0.9
     assert accuracy(classifier, split, 16, 0) == result.best_dev_accuracy
+
+
+class ThresholdClassifier(torch.nn.Module):
+    """One trainable scalar ``theta``; sample ``i`` (token id ``i``) is predicted label 1
+    iff ``theta > threshold[i]``. Training on all-label-1 samples raises theta by about
+    the learning rate per Adam step, so the dev accuracy of a split whose label-1 samples
+    have low thresholds and label-0 samples high ones rises, peaks, then falls: a dev
+    curve known in advance, whatever the float kernels."""
+
+    def __init__(self, thresholds):
+        super().__init__()
+        self.register_buffer("thresholds", torch.tensor(thresholds))
+        self.theta = torch.nn.Parameter(torch.zeros(()))
+
+    def forward(self, input_ids, attention_mask, labels=None):
+        threshold = self.thresholds[input_ids[:, 0]]
+        return torch.stack([threshold, self.theta.expand_as(threshold)], dim=1)
+
+
+def test_training_keeps_and_restores_the_best_dev_state():
+    # Ids 0-1: thresholds 0.25, 0.45, label 1; ids 2-3: thresholds 0.65, 0.85, label 0.
+    model = ThresholdClassifier([0.25, 0.45, 0.65, 0.85])
+    train_split = EncodedSplit([[i] for i in range(4)], None, torch.ones(4, dtype=torch.long))
+    dev_split = EncodedSplit([[i] for i in range(4)], None, torch.tensor([1, 1, 0, 0]))
+    settings = TrainingSettings(
+        learning_rate=0.1, batch_size=4, max_steps=10, eval_every=1, patience=100
+    )
+    result = train(model, train_split, dev_split, settings, pad_id=0, progress=False)
+    curve = [point["dev_accuracy"] for point in result.dev_curve]
+    # theta ~ 0.1 * step: dev accuracy 0.5 until 0.25, 0.75, 1.0 from 0.45, then falling.
+    assert curve[:3] == [0.5, 0.5, 0.75] and curve[4:6] == [1.0, 1.0]
+    assert curve[-1] == 0.5 and result.best_dev_accuracy == 1.0
+    assert result.best_step == 5  # the first step reaching the best dev accuracy
+    assert model.theta.item() == pytest.approx(0.5, abs=0.02)  # restored, not the last 1.0
+    assert torch.equal(model.theta.detach(), result.best_state["theta"])
+    assert accuracy(model, dev_split, 4, 0) == 1.0
 
 
 def test_training_is_reproducible_from_the_seed(tmp_path):
