@@ -103,3 +103,21 @@ def test_table_modules_load_no_transformers_models():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert output.strip() == "[]"
+
+
+def test_a_figure_saved_twice_gives_the_same_bytes(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from skillneurons.figures import save_figure
+
+    clock = iter([1.7e9, 1.7e9 + 3600.0])  # the second save an hour "later"
+    paths = []
+    for run in range(2):
+        now = next(clock)
+        monkeypatch.setattr("time.time", lambda now=now: now)
+        figure, axis = plt.subplots()
+        axis.plot([0, 1], [1, 0])
+        paths.append((tmp_path / f"{run}.png", tmp_path / f"{run}.pdf"))
+        save_figure(figure, *map(str, paths[-1]))
+    for first, second in zip(*paths, strict=True):
+        assert first.read_bytes() == second.read_bytes()

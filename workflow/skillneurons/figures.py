@@ -21,11 +21,23 @@ from skillneurons.io import atomic_path  # noqa: E402
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 
 
+#: Per format, metadata that would make two saves of one figure differ: a PDF records
+#: its creation date unless told not to.
+DETERMINISTIC_METADATA = {"png": None, "pdf": {"CreationDate": None}}
+
+
 def save_figure(figure: plt.Figure, png: str, pdf: str) -> None:
-    """Write ``figure`` to ``png`` and ``pdf`` atomically and close it."""
+    """Write ``figure`` to ``png`` and ``pdf`` atomically and close it; the same figure
+    gives the same bytes every time (no creation date in the PDF)."""
     for path, fmt in ((png, "png"), (pdf, "pdf")):
         with atomic_path(path) as tmp:
-            figure.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight")
+            figure.savefig(
+                tmp,
+                format=fmt,
+                dpi=150,
+                bbox_inches="tight",
+                metadata=DETERMINISTIC_METADATA[fmt],
+            )
     plt.close(figure)
 
 
