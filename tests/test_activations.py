@@ -8,7 +8,10 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from skillneurons.activations import (
+from skillneurons.infra.io import read_metadata
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier, encode_split
+from skillneurons.models.sites import capture_activations
+from skillneurons.neurons.activations import (
     ActivationWriter,
     activation_shape,
     baseline_activation,
@@ -18,9 +21,6 @@ from skillneurons.activations import (
     prompt_activations,
     read_activations,
 )
-from skillneurons.io import read_metadata
-from skillneurons.neuron_sites import capture_activations
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
 from tiny_models import tiny, word_tokenizer
 
 PROMPT_LENGTH = 3

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.findings import COLUMNS, findings_table, type_pair_correlations
+from skillneurons.paper_a.findings import COLUMNS, findings_table, type_pair_correlations
 
 TYPES = {"a": "sentiment", "b": "sentiment", "c": "topic"}
 

@@ -6,7 +6,8 @@ import pytest
 from scipy.stats import spearmanr
 from scipy.stats import zscore as scipy_zscore
 
-from skillneurons.importance import (
+from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.paper_a.importance import (
     IMPORTANCE_COLUMNS,
     correlation_table,
     curve_area,
@@ -19,7 +20,6 @@ from skillneurons.importance import (
     task_scores,
     zscore,
 )
-from skillneurons.predictivity import ranking_table
 
 RATES = [0.0, 0.1, 0.2]
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 import torch
 
-from skillneurons.io import (
+from skillneurons.infra.io import (
     atomic_path,
     read_metadata,
     read_tensor_metadata,
@@ -19,8 +19,8 @@ from skillneurons.io import (
     write_table,
     write_tensors,
 )
-from skillneurons.prompt_tuning import prompt_tuning_table
-from skillneurons.runlog import job_log
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
 
 def test_a_failed_write_leaves_no_file(tmp_path):
@@ -85,14 +85,14 @@ def test_table_modules_load_no_transformers_models():
     # Table and figure jobs import these modules for their pandas helpers; transformers'
     # model classes (seconds per job on 2 cores) must load only when a model is loaded.
     modules = [
-        "models",
-        "prompt_tuning",
-        "pruning",
-        "transfer",
-        "tuning_methods",
-        "label_word_sampling",
-        "perturbation",
-        "activations",
+        "models.loading",
+        "paper_a.prompt_tuning",
+        "paper_a.pruning",
+        "paper_a.transfer",
+        "paper_a.tuning_methods",
+        "paper_a.label_word_sampling",
+        "neurons.perturbation",
+        "neurons.activations",
     ]
     code = (
         "import sys; "
@@ -108,7 +108,7 @@ def test_table_modules_load_no_transformers_models():
 def test_a_figure_saved_twice_gives_the_same_bytes(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
-    from skillneurons.figures import save_figure
+    from skillneurons.reporting.figures import save_figure
 
     clock = iter([1.7e9, 1.7e9 + 3600.0])  # the second save an hour "later"
     paths = []

@@ -9,7 +9,7 @@ import torch
 import transformers
 from transformers.activations import ACT2FN
 
-from skillneurons.neuron_sites import (
+from skillneurons.models.sites import (
     FFN_MODULES,
     NeuronEdit,
     UnsupportedModelError,

@@ -5,9 +5,11 @@ import pandas as pd
 import pytest
 import torch
 
-from skillneurons.activations import ActivationWriter
-from skillneurons.neuron_sites import capture_activations, edit_activations
-from skillneurons.perturbation import (
+from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.sites import capture_activations, edit_activations
+from skillneurons.models.training import accuracy
+from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.perturbation import (
     CURVE_COLUMNS,
     NamedOrder,
     PerturbationSettings,
@@ -20,15 +22,13 @@ from skillneurons.perturbation import (
     split_flat,
     sweep_orders,
 )
-from skillneurons.predictivity import ranking_table
-from skillneurons.selectivity import (
+from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.neurons.selectivity import (
     SelectivityAccumulator,
     selectivity_index,
     selectivity_order,
     trial_selectivity,
 )
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.training import accuracy
 from tiny_models import tiny, word_tokenizer
 
 TEXTS = ["very good", "not good", "bad", "very bad", "good good", "not bad", "bad good", "good"]

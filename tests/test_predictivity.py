@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from skillneurons.predictivity import (
+from skillneurons.neurons.predictivity import (
     RANKING_COLUMNS,
     PredictivityAccumulator,
     combine_trials,

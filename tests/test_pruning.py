@@ -11,7 +11,8 @@ import torch
 import transformers
 from test_neuron_sites import MODELS
 
-from skillneurons.neuron_sites import (
+from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.sites import (
     NeuronEdit,
     edit_activations,
     ffn_sites,
@@ -19,8 +20,9 @@ from skillneurons.neuron_sites import (
     output_weight,
     shrink_site,
 )
-from skillneurons.predictivity import ranking_table
-from skillneurons.pruning import (
+from skillneurons.models.training import TrainingSettings
+from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.paper_a.pruning import (
     folded_bias_shift,
     frozen_values,
     kept_neurons,
@@ -32,9 +34,7 @@ from skillneurons.pruning import (
     retune_prompts,
     save_pruned_model,
 )
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.speed import compare_speed, forward_flops, interleaved_times
-from skillneurons.training import TrainingSettings
+from skillneurons.paper_a.speed import compare_speed, forward_flops, interleaved_times
 from tiny_models import tiny, word_tokenizer
 
 IDS = torch.randint(3, 50, (2, 5), generator=torch.Generator().manual_seed(1))
@@ -209,7 +209,7 @@ def test_pruned_model_saves_and_reloads_without_pickles(tmp_path):
 
 
 def load_pruned_model_inputs(base):
-    from skillneurons.models import load_model
+    from skillneurons.models.loading import load_model
 
     loaded = load_model(**base)
     return loaded, parameter_count(loaded.model)

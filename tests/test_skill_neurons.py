@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.activations import ActivationWriter
-from skillneurons.controls import control_classifier
-from skillneurons.skill_neurons import (
+from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.paper_a.controls import control_classifier
+from skillneurons.paper_a.skill_neurons import (
     SampleGroup,
     accuracy_summary,
     control_table,

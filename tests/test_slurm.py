@@ -24,7 +24,7 @@ from local_slurm import LocalSlurm, SlurmUnavailable, missing_programs
 from smoke_runs import SMOKE, completed_smoke_run
 
 PROFILE = ROOT / "profiles/slurm/config.yaml"
-# A script asks for the GPU its rule was granted with this call (skillneurons.device).
+# A script asks for the GPU its rule was granted with this call (skillneurons.infra.device).
 GPU_REQUEST = 'configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))'
 # Outputs that must be equal between a SLURM and a local run (figures embed creation
 # dates, speed measurements depend on the machine's load).

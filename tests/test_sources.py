@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from skillneurons.sources import DataSourceError, load_source
-from skillneurons.tasks import BUILTIN_TASKS, TaskError, resolve_tasks, task_from_config
+from skillneurons.data.sources import DataSourceError, load_source
+from skillneurons.data.tasks import BUILTIN_TASKS, TaskError, resolve_tasks, task_from_config
 
 
 class FakeDataset:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.splits import (
+from skillneurons.data.splits import (
     SplitError,
     make_splits,
     read_split,
@@ -14,7 +14,7 @@ from skillneurons.splits import (
     subtask_split,
     write_split,
 )
-from skillneurons.tasks import BUILTIN_TASKS, TaskSpec
+from skillneurons.data.tasks import BUILTIN_TASKS, TaskSpec
 
 BINARY = TaskSpec(name="toy", type="sentiment", label_names=("neg", "pos"), source="file")
 

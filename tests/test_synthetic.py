@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons import synthetic
-from skillneurons.synthetic import SYNTHETIC_TASKS, SyntheticTask, generate_task
+from skillneurons.data import synthetic
+from skillneurons.data.synthetic import SYNTHETIC_TASKS, SyntheticTask, generate_task
 
 # Label sets of the paper-A twins (appendix A), in the twins' order.
 EXPECTED = {

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 import torch
 
-from skillneurons.neuron_sites import capture_activations
-from skillneurons.predictivity import ranking_table
-from skillneurons.prompt_tuning import write_prompt
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.training import accuracy
-from skillneurons.transfer import (
+from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.sites import capture_activations
+from skillneurons.models.training import accuracy
+from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.paper_a.prompt_tuning import write_prompt
+from skillneurons.paper_a.transfer import (
     activation_state,
     indicator_correlations,
     overlap_rate,

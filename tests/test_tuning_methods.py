@@ -4,12 +4,12 @@ import pandas as pd
 import pytest
 import torch
 
-from skillneurons import tuning_methods
-from skillneurons.adapters import HoulsbyAdapters
-from skillneurons.neuron_sites import attention_outputs, capture_activations, ffn_sites
-from skillneurons.soft_prompts import encode_split
-from skillneurons.training import TrainingSettings, train, trainable_state
-from skillneurons.tuning_methods import (
+from skillneurons.models.adapters import HoulsbyAdapters
+from skillneurons.models.prompted import encode_split
+from skillneurons.models.sites import attention_outputs, capture_activations, ffn_sites
+from skillneurons.models.training import TrainingSettings, train, trainable_state
+from skillneurons.paper_a import tuning_methods
+from skillneurons.paper_a.tuning_methods import (
     accuracy_table,
     average_importance,
     bitfit_parameters,

@@ -7,12 +7,16 @@ from scipy.stats import spearmanr
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
-from skillneurons.label_word_sampling import agreement_row, sample_label_words, whole_word_ids
-from skillneurons.models import resolve_source
-from skillneurons.neuron_sites import capture_activations, ffn_sites, input_weight
-from skillneurons.predictivity import ranking_table
-from skillneurons.soft_prompts import PromptedClassifier, encode_split
-from skillneurons.word_selectivity import (
+from skillneurons.models.loading import resolve_source
+from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.sites import capture_activations, ffn_sites, input_weight
+from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.paper_a.label_word_sampling import (
+    agreement_row,
+    sample_label_words,
+    whole_word_ids,
+)
+from skillneurons.paper_a.word_selectivity import (
     candidate_ids,
     cosine_similarity,
     extremes,

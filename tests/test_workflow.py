@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, run_snakemake
-from skillneurons.findings import COLUMNS
-from skillneurons.io import read_json, read_metadata, read_tensor_metadata, read_tensors
+from skillneurons.infra.io import read_json, read_metadata, read_tensor_metadata, read_tensors
+from skillneurons.paper_a.findings import COLUMNS
 from smoke_runs import completed_smoke_run
 
 BIN = Path(sys.executable).parent
@@ -279,8 +279,8 @@ def test_smoke_adapters_and_bitfit(smoke_run):
 
 
 def test_smoke_pruning_models_speed_and_table(smoke_run):
-    from skillneurons.neuron_sites import ffn_sites
-    from skillneurons.pruning import load_pruned_model
+    from skillneurons.models.sites import ffn_sites
+    from skillneurons.paper_a.pruning import load_pruned_model
 
     results = smoke_run / "results/minilm-l2"
     folder = results / "pruning/syn_tweet/trial1"

@@ -11,7 +11,7 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
-from skillneurons.models import LoadedModel
+from skillneurons.models.loading import LoadedModel
 
 
 def word_tokenizer() -> PreTrainedTokenizerFast:

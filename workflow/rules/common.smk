@@ -1,9 +1,9 @@
 """Config lookups, wildcard constraints and input functions shared by every rule file."""
 
-from skillneurons.controls import CONTROLS, DEFAULT_HARD_PROMPTS, TABLE_SETTINGS
-from skillneurons.model_specs import resolve_models
-from skillneurons.tasks import resolve_tasks
-from skillneurons.label_words import default_label_words
+from skillneurons.paper_a.controls import CONTROLS, DEFAULT_HARD_PROMPTS, TABLE_SETTINGS
+from skillneurons.models.specs import resolve_models
+from skillneurons.data.tasks import resolve_tasks
+from skillneurons.models.label_words import default_label_words
 
 TASKS = resolve_tasks(config["tasks"], config["task_definitions"])
 SPLITS = ["train", "dev", "test"]

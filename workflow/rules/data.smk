@@ -1,6 +1,6 @@
 """Task data: raw examples (Hub download, synthetic generation or a user file), splits and
 binary subtasks. Outputs: data/raw/{task}.parquet, data/splits/{task}/{split}.parquet,
-data/splits/{task}/subtasks/{subtask}/{split}.parquet (schemas in skillneurons.splits).
+data/splits/{task}/subtasks/{subtask}/{split}.parquet (schemas in skillneurons.data.splits).
 """
 
 

@@ -1,9 +1,9 @@
 """Rule control_table: Table A-T3, top-neuron test accuracy with random prompts, a
 hand-written prompt, a random model and tuned prompts, beside random guess."""
 
-from skillneurons.io import write_frame
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import control_table, read_trial_results
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import control_table, read_trial_results
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, inputs = snakemake.params, snakemake.input

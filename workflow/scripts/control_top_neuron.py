@@ -2,13 +2,13 @@
 for one task and trial: random prompts, a hand-written prompt, a randomly initialised
 model."""
 
-from skillneurons.controls import control_classifier, control_skill_neuron_accuracy
-from skillneurons.device import configure_torch
-from skillneurons.io import write_json
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import read_groups
-from skillneurons.splits import read_split
-from skillneurons.tasks import SPLITS
+from skillneurons.data.splits import read_split
+from skillneurons.data.tasks import SPLITS
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.controls import control_classifier, control_skill_neuron_accuracy
+from skillneurons.paper_a.skill_neurons import read_groups
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards

@@ -4,17 +4,17 @@ input-token mean/max), then dev and test activations at the prompt tokens and de
 input-token mean/max (Figure 3's baselines) as float16 Parquet with one row group per
 batch (paper A, §3.1)."""
 
-from skillneurons.activations import (
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import write_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.activations import (
     baseline_activation,
     dump_activations,
     input_token_activations,
     prompt_activations,
 )
-from skillneurons.device import configure_torch
-from skillneurons.io import write_tensors
-from skillneurons.prompt_tuning import encode_frame, load_tuned_classifier
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
+from skillneurons.paper_a.prompt_tuning import encode_frame, load_tuned_classifier
 
 DUMPS = {
     "dev": ("dev", prompt_activations),

@@ -3,10 +3,10 @@ dev samples by label, with its baseline (paper A, Figure 1)."""
 
 import pandas as pd
 
-from skillneurons.figures import activation_histogram, save_figure
-from skillneurons.io import read_tensors
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import cell_name, neuron_values, top_cell
+from skillneurons.infra.io import read_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import cell_name, neuron_values, top_cell
+from skillneurons.reporting.figures import activation_histogram, save_figure
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs = snakemake.input

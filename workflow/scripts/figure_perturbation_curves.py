@@ -3,10 +3,10 @@ one panel per evaluation task: Figures A-F4 (a representative task), A-F11 (ever
 task, every source order) and A-F15 (own predictivity order vs random vs the
 selectivity index)."""
 
-from skillneurons.figures import save_figure
-from skillneurons.perturbation import own_order_view, read_curves
-from skillneurons.perturbation_figures import perturbation_curves_figure
-from skillneurons.runlog import job_log
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import own_order_view, read_curves
+from skillneurons.reporting.figures import save_figure
+from skillneurons.reporting.perturbation_figures import perturbation_curves_figure
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = snakemake.params

@@ -2,9 +2,9 @@
 over trials: Figures A-F3/A-F9 (with the Avg./Max. input-token baselines) and A-F10
 (other definitions of predictivity)."""
 
-from skillneurons.figures import predictivity_histograms, save_figure
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import predictivity_panels
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import predictivity_panels
+from skillneurons.reporting.figures import predictivity_histograms, save_figure
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = snakemake.params

@@ -3,10 +3,10 @@ binary subtasks, one point per dev sample coloured by its label (paper A, Figure
 
 import pandas as pd
 
-from skillneurons.figures import save_figure, subtask_scatter
-from skillneurons.io import read_tensors
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import cell_name, neuron_values, top_cell
+from skillneurons.infra.io import read_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import cell_name, neuron_values, top_cell
+from skillneurons.reporting.figures import save_figure, subtask_scatter
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params

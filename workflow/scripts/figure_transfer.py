@@ -3,9 +3,9 @@ activated neurons, over all neurons and over the target's top skill neurons (pap
 
 import pandas as pd
 
-from skillneurons.figures import save_figure
-from skillneurons.runlog import job_log
-from skillneurons.transfer import indicator_correlations, transfer_scatter
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.transfer import indicator_correlations, transfer_scatter
+from skillneurons.reporting.figures import save_figure
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     pairs, include_self = pd.read_parquet(snakemake.input[0]), snakemake.params.include_self

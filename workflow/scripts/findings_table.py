@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from skillneurons.findings import findings_table
-from skillneurons.io import write_frame
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.findings import findings_table
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params

@@ -2,12 +2,12 @@
 evaluation task (paper A, §4.3, Figure 6) as a table, its per-evaluation-task summary
 and the heatmap."""
 
-from skillneurons.figures import save_figure
-from skillneurons.importance import importance_summary, neuronal_importance
-from skillneurons.io import write_frame
-from skillneurons.perturbation import read_curves
-from skillneurons.perturbation_figures import importance_heatmap
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import read_curves
+from skillneurons.paper_a.importance import importance_summary, neuronal_importance
+from skillneurons.reporting.figures import save_figure
+from skillneurons.reporting.perturbation_figures import importance_heatmap
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, output = snakemake.params, snakemake.output

@@ -5,13 +5,13 @@ Figures 4, 11 and 15). One model load serves every trial."""
 
 import pandas as pd
 
-from skillneurons.device import configure_torch
-from skillneurons.io import read_tensors
-from skillneurons.perturbation import perturb_trial, perturbation_orders, write_curves
-from skillneurons.prompt_tuning import encode_frame, load_prompt, load_tuned_classifier
-from skillneurons.runlog import job_log
-from skillneurons.selectivity import read_selectivity
-from skillneurons.splits import read_split
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import read_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import perturb_trial, perturbation_orders, write_curves
+from skillneurons.neurons.selectivity import read_selectivity
+from skillneurons.paper_a.prompt_tuning import encode_frame, load_prompt, load_tuned_classifier
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards

@@ -5,13 +5,13 @@ neurons and over the target's top skill neurons (paper A §6.2)."""
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.device import configure_torch
-from skillneurons.io import read_tensor_metadata, write_table
-from skillneurons.models import load_model
-from skillneurons.prompt_tuning import encode_frame
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.transfer import pairs_table, skill_neuron_mask, transfer_evaluation
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import read_tensor_metadata, write_table
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.paper_a.prompt_tuning import encode_frame
+from skillneurons.paper_a.transfer import pairs_table, skill_neuron_mask, transfer_evaluation
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params

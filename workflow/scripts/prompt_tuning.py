@@ -1,11 +1,11 @@
 """Rule prompt_tuning: one prompt-tuning trial of a model on a task (paper A, §2.1)."""
 
-from skillneurons.device import configure_torch
-from skillneurons.models import load_model
-from skillneurons.prompt_tuning import tune_prompts, write_metrics, write_prompt
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.tasks import SPLITS
+from skillneurons.data.splits import read_split
+from skillneurons.data.tasks import SPLITS
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.paper_a.prompt_tuning import tune_prompts, write_metrics, write_prompt
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, wildcards = snakemake.params, snakemake.wildcards

@@ -1,8 +1,8 @@
 """Rule prompt_tuning_table: Table A-T1's prompt-tuning column (mean ± std over trials)."""
 
-from skillneurons.io import read_json, write_frame
-from skillneurons.prompt_tuning import prompt_tuning_table
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import read_json, write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     table = prompt_tuning_table([read_json(path) for path in snakemake.input])

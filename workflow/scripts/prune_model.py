@@ -3,12 +3,15 @@ folded into the output bias), re-tune the prompts on it and evaluate on test (pa
 
 import pandas as pd
 
-from skillneurons.device import configure_torch
-from skillneurons.io import read_tensors, write_json
-from skillneurons.models import load_model
-from skillneurons.neuron_sites import ffn_sites
-from skillneurons.prompt_tuning import encode_frame, write_prompt
-from skillneurons.pruning import (
+from skillneurons.data.splits import read_split
+from skillneurons.data.tasks import SPLITS
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import read_tensors, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.models.sites import ffn_sites
+from skillneurons.paper_a.prompt_tuning import encode_frame, write_prompt
+from skillneurons.paper_a.pruning import (
     frozen_values,
     kept_neurons,
     parameter_count,
@@ -18,9 +21,6 @@ from skillneurons.pruning import (
     retuning_settings,
     save_pruned_model,
 )
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.tasks import SPLITS
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     inputs, outputs, params = snakemake.input, snakemake.output, snakemake.params

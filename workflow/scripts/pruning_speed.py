@@ -1,14 +1,14 @@
 """Rule pruning_speed: CPU inference time of every pruned model against the unpruned one on
 the same test batch, after warm-up, in turns, and the FLOP bound (paper A, Table 4)."""
 
-from skillneurons.device import configure_torch
-from skillneurons.io import read_json, read_tensor_metadata, write_json
-from skillneurons.models import load_model
-from skillneurons.prompt_tuning import build_classifier, encode_frame, load_prompt
-from skillneurons.pruning import load_pruned_model
-from skillneurons.runlog import job_log
-from skillneurons.speed import compare_speed
-from skillneurons.splits import read_split
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import read_json, read_tensor_metadata, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.paper_a.prompt_tuning import build_classifier, encode_frame, load_prompt
+from skillneurons.paper_a.pruning import load_pruned_model
+from skillneurons.paper_a.speed import compare_speed
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     inputs, params = snakemake.input, snakemake.params

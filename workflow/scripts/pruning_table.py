@@ -1,9 +1,9 @@
 """Rule pruning_table: Table A-T4, prompt tuning vs prompt tuning on the pruned model (test
 accuracy mean ± std over trials), parameter fraction, CPU speedup and FLOP bound."""
 
-from skillneurons.io import read_json, write_frame
-from skillneurons.pruning import pruning_table
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import read_json, write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.pruning import pruning_table
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs = snakemake.input

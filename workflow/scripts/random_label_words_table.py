@@ -3,9 +3,9 @@ words (paper A, §4.4: average pairwise Spearman correlation 0.87)."""
 
 import pandas as pd
 
-from skillneurons.io import read_json, write_frame
-from skillneurons.label_word_sampling import agreement_row
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import read_json, write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.label_word_sampling import agreement_row
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params

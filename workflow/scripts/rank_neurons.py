@@ -2,9 +2,9 @@
 task's ranking (paper A, Eqs. 4-6, §3.2, appendix G), and each trial's top skill neuron
 accuracy on test (Table 1)."""
 
-from skillneurons.io import read_tensors, write_json
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import (
+from skillneurons.infra.io import read_tensors, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import (
     read_groups,
     skill_neuron_accuracy,
     task_ranking,

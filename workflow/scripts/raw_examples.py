@@ -1,8 +1,8 @@
 """Rules download / synthesize / import_task_file: a task's raw examples as Parquet."""
 
-from skillneurons.runlog import job_log
-from skillneurons.sources import load_source, write_raw
-from skillneurons.tasks import task_spec
+from skillneurons.data.sources import load_source, write_raw
+from skillneurons.data.tasks import task_spec
+from skillneurons.infra.runlog import job_log
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = dict(snakemake.params.items())

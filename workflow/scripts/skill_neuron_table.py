@@ -1,9 +1,9 @@
 """Rule skill_neuron_table: Table A-T1, prompt tuning vs the top skill neuron(s), test
 accuracy mean ± std over trials (paper A, Table 1)."""
 
-from skillneurons.io import read_json, write_frame
-from skillneurons.runlog import job_log
-from skillneurons.skill_neurons import read_trial_results, skill_neuron_table
+from skillneurons.infra.io import read_json, write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.skill_neurons import read_trial_results, skill_neuron_table
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     table = skill_neuron_table(

@@ -1,9 +1,9 @@
 """Rule split: train/dev/test splits of a task (paper A, appendix A)."""
 
-from skillneurons.runlog import job_log
-from skillneurons.sources import read_raw
-from skillneurons.splits import make_splits, split_metadata, write_split
-from skillneurons.tasks import SPLITS, task_spec
+from skillneurons.data.sources import read_raw
+from skillneurons.data.splits import make_splits, split_metadata, write_split
+from skillneurons.data.tasks import SPLITS, task_spec
+from skillneurons.infra.runlog import job_log
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = snakemake.params

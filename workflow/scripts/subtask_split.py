@@ -1,8 +1,8 @@
 """Rule subtask_split: a balanced binary subtask of a multi-class split (paper A, §3.2)."""
 
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split, subtask_split, write_split
-from skillneurons.tasks import task_spec
+from skillneurons.data.splits import read_split, subtask_split, write_split
+from skillneurons.data.tasks import task_spec
+from skillneurons.infra.runlog import job_log
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     wildcards, params = snakemake.wildcards, snakemake.params

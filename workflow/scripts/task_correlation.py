@@ -4,11 +4,14 @@ layers (§4.3, Figure 5): tables and heatmaps."""
 
 import pandas as pd
 
-from skillneurons.figures import save_figure
-from skillneurons.importance import correlation_table, mean_correlation, task_scores
-from skillneurons.io import write_frame
-from skillneurons.perturbation_figures import correlation_heatmap, layer_correlation_figure
-from skillneurons.runlog import job_log
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.importance import correlation_table, mean_correlation, task_scores
+from skillneurons.reporting.figures import save_figure
+from skillneurons.reporting.perturbation_figures import (
+    correlation_heatmap,
+    layer_correlation_figure,
+)
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, output = snakemake.params, snakemake.output

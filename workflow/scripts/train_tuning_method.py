@@ -1,13 +1,13 @@
 """Rule train_tuning_method: one trial of adapter-based tuning or BitFit on a task, with
 the same verbalizer and training loop as prompt tuning (paper A, §5)."""
 
-from skillneurons.device import configure_torch
-from skillneurons.io import write_json
-from skillneurons.models import load_model
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.tasks import SPLITS
-from skillneurons.tuning_methods import train_method, write_tuned
+from skillneurons.data.splits import read_split
+from skillneurons.data.tasks import SPLITS
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.paper_a.tuning_methods import train_method, write_tuned
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, wildcards = snakemake.params, snakemake.wildcards

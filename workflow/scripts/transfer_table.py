@@ -3,9 +3,9 @@ target task, all neurons vs top skill neurons (table A-S6.2), and the transfer m
 
 import pandas as pd
 
-from skillneurons.io import write_frame
-from skillneurons.runlog import job_log
-from skillneurons.transfer import indicator_correlations, transfer_matrix
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_a.transfer import indicator_correlations, transfer_matrix
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     pairs, output = pd.read_parquet(snakemake.input[0]), snakemake.output

@@ -4,12 +4,12 @@ predictivity order and in random orders (paper A, §5, Figures 7, 12, 13)."""
 
 import pandas as pd
 
-from skillneurons.device import configure_torch
-from skillneurons.perturbation import perturb_trial, perturbation_orders, write_curves
-from skillneurons.prompt_tuning import encode_frame
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.tuning_methods import input_baseline, load_method_classifier
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import perturb_trial, perturbation_orders, write_curves
+from skillneurons.paper_a.prompt_tuning import encode_frame
+from skillneurons.paper_a.tuning_methods import input_baseline, load_method_classifier
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards

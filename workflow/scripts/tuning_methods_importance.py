@@ -1,13 +1,13 @@
 """Rule tuning_methods_importance: neuronal importance of the prompt-tuning orders for
 adapter and BitFit models, averaged over both methods (paper A, §5, Figure 8)."""
 
-from skillneurons.figures import save_figure
-from skillneurons.importance import neuronal_importance
-from skillneurons.io import write_frame
-from skillneurons.perturbation import read_curves
-from skillneurons.perturbation_figures import importance_heatmap
-from skillneurons.runlog import job_log
-from skillneurons.tuning_methods import average_importance
+from skillneurons.infra.io import write_frame
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import read_curves
+from skillneurons.paper_a.importance import neuronal_importance
+from skillneurons.paper_a.tuning_methods import average_importance
+from skillneurons.reporting.figures import save_figure
+from skillneurons.reporting.perturbation_figures import importance_heatmap
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params, output = snakemake.params, snakemake.output

@@ -4,14 +4,19 @@ similarity and by average activation (paper A, §4.4, Tables 2 and 6)."""
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.device import configure_torch
-from skillneurons.io import write_frame, write_table
-from skillneurons.models import load_model
-from skillneurons.predictivity import task_order
-from skillneurons.prompt_tuning import encode_frame
-from skillneurons.runlog import job_log
-from skillneurons.splits import read_split
-from skillneurons.word_selectivity import COLUMNS, neuron_words, tuned_classifier, word_table
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.io import write_frame, write_table
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_model
+from skillneurons.neurons.predictivity import task_order
+from skillneurons.paper_a.prompt_tuning import encode_frame
+from skillneurons.paper_a.word_selectivity import (
+    COLUMNS,
+    neuron_words,
+    tuned_classifier,
+    word_table,
+)
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output

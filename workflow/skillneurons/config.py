@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from skillneurons.model_specs import ModelSourceError, resolve_models
-from skillneurons.tasks import TaskError, resolve_tasks
+from skillneurons.data.tasks import TaskError, resolve_tasks
+from skillneurons.models.specs import ModelSourceError, resolve_models
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
 

@@ -5,7 +5,7 @@ The standard frame has the columns ``text_a`` (str), ``text_b`` (str or null),
 ``label`` (int64, ``0..k-1`` in the order of the task's label names) and ``role``
 (``"train"``, ``"dev"`` or ``"test"``: which split a row may end up in; dev and
 test rows are carved out of ``"train"`` rows when a source has none; see
-:func:`skillneurons.splits.make_splits`).
+:func:`skillneurons.data.splits.make_splits`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.io import write_table
-from skillneurons.synthetic import generate_task
-from skillneurons.tasks import TaskError, TaskSpec
+from skillneurons.infra.io import write_table
+from skillneurons.data.synthetic import generate_task
+from skillneurons.data.tasks import TaskError, TaskSpec
 
 STANDARD_COLUMNS = ("text_a", "text_b", "label", "role")
 RAW_SCHEMA = pa.schema(

@@ -6,7 +6,7 @@ activations, and plots the evaluation task's accuracy against the perturbation r
 x (Figures 4, 11, 12, 13, 15). This module does that for any classifier:
 
 - a **neuron order** is a 1-D int64 array of *flat neuron ids* over every FFN site of
-  the classifier's backbone (:func:`skillneurons.neuron_sites.ffn_sites`): the id of
+  the classifier's backbone (:func:`skillneurons.models.sites.ffn_sites`): the id of
   neuron ``n`` of layer ``l`` is ``sum(widths[:l]) + n``, i.e. ``l * width + n`` when
   all layers are equally wide (every supported model). :func:`flat_order` turns a
   ranking table into one, :func:`random_orders` draws seeded random ones, and
@@ -14,7 +14,7 @@ x (Figures 4, 11, 12, 13, 15). This module does that for any classifier:
 - rate ``r`` perturbs the first ``round(r * N)`` neurons of the order (N = all
   neurons, rounded half up; :func:`perturbed_count`);
 - the perturbation (:class:`PerturbationSettings`) is applied by
-  :func:`skillneurons.neuron_sites.edit_activations` at the input of each FFN output
+  :func:`skillneurons.models.sites.edit_activations` at the input of each FFN output
   projection, so only the chosen neurons change and everything else is bit-identical;
 - :func:`perturbation_curve` returns the accuracy at every rate; rate 0 installs no
   hook at all and reproduces the unperturbed accuracy exactly.
@@ -31,7 +31,7 @@ start of every evaluation, so a curve is reproducible and every order sees the s
 random stream (common random numbers, which lowers the variance of curve differences).
 
 Which classifiers: any module whose ``forward(input_ids, attention_mask, ...)`` returns
-label logits ``[batch, labels]`` (what :func:`skillneurons.training.predict` calls) and
+label logits ``[batch, labels]`` (what :func:`skillneurons.models.training.predict` calls) and
 that contains a backbone with FFN sites: prompt-tuned, adapter or BitFit models.
 """
 
@@ -46,12 +46,12 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from skillneurons.io import write_table
-from skillneurons.neuron_sites import NeuronEdit, edit_activations, ffn_sites
-from skillneurons.predictivity import task_order
-from skillneurons.selectivity import selectivity_order
-from skillneurons.soft_prompts import EncodedSplit
-from skillneurons.training import accuracy
+from skillneurons.infra.io import write_table
+from skillneurons.models.prompted import EncodedSplit
+from skillneurons.models.sites import NeuronEdit, edit_activations, ffn_sites
+from skillneurons.models.training import accuracy
+from skillneurons.neurons.predictivity import task_order
+from skillneurons.neurons.selectivity import selectivity_order
 
 LOG = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def interleave_layers(order: np.ndarray, widths: Sequence[int]) -> np.ndarray:
 def flat_order(ranking: pd.DataFrame, scope: str = "global") -> np.ndarray:
     """A task's perturbation order from its ranking table (Figures 4, 11).
 
-    ``scope="global"`` is :func:`skillneurons.predictivity.task_order` (best first over
+    ``scope="global"`` is :func:`skillneurons.neurons.predictivity.task_order` (best first over
     all layers; multi-class tasks take their subtasks in turn); ``"per_layer"``
     interleaves it by layer (:func:`interleave_layers`). Returns int64 flat ids
     ``layer * neurons + neuron``.
@@ -291,7 +291,7 @@ def perturbation_curve(
     order : int64 ``[N]`` flat neuron ids, most important first (see module docstring).
     rates : fractions of all neurons in ``[0, 1]``.
     settings : the perturbation (:class:`PerturbationSettings`).
-    pad_id, batch_size : as for :func:`skillneurons.training.predict`.
+    pad_id, batch_size : as for :func:`skillneurons.models.training.predict`.
     baseline : ``a_bsl`` for ``kind="baseline"`` (see :func:`perturbation_edits`).
 
     Returns
@@ -380,7 +380,7 @@ def perturbation_orders(
     ----------
     rankings : source task -> its ranking table (predictivity order, :func:`flat_order`).
     selectivity : ``[layers, neurons]`` selectivity index of the evaluation task
-        (:mod:`skillneurons.selectivity`), or None to leave that order out.
+        (:mod:`skillneurons.neurons.selectivity`), or None to leave that order out.
     random_count : number of random orders, drawn with ``seed`` (:func:`random_orders`).
     scope : ``"global"`` or ``"per_layer"`` (config ``ranking.scope``), applied to every
         order so that all of them perturb the same number of neurons per layer.

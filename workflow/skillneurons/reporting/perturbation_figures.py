@@ -7,7 +7,7 @@
   correlations of predictivity orders, tasks grouped by type (Figures 5 and 14).
 
 Every function takes tables and returns a matplotlib figure; nothing is computed from
-model outputs here. Save with :func:`skillneurons.figures.save_figure`.
+model outputs here. Save with :func:`skillneurons.reporting.figures.save_figure`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from skillneurons.importance import trial_curves
+from skillneurons.paper_a.importance import trial_curves
 
 RANDOM_COLOR = "tab:gray"
 

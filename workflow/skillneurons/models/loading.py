@@ -11,7 +11,7 @@ A model *source* is one of
 Weights load from safetensors only, ``trust_remote_code`` stays off unless the
 config turns it on, and local sources never contact the Hub. Masked-LM encoders,
 bare encoders (no MLM head, like MiniLM) and causal LMs are supported; which one a
-checkpoint is decides how label words are scored (:mod:`skillneurons.verbalizer`).
+checkpoint is decides how label words are scored (:mod:`skillneurons.models.verbalizer`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from skillneurons.model_specs import ModelSourceError
+from skillneurons.models.specs import ModelSourceError
 
 if TYPE_CHECKING:  # importing transformers' model classes takes seconds: load_model does it
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

@@ -1,9 +1,9 @@
 """The verbalizer: label words and how a model scores them (paper A, §2.1 and appendix B).
 
 Paper A uses the label words Negative, Positive for binary tasks and Negative,
-Neutral, Positive for three-way tasks (:mod:`skillneurons.label_words`); label ``i``
+Neutral, Positive for three-way tasks (:mod:`skillneurons.models.label_words`); label ``i``
 is predicted when its word scores highest. How a word is scored depends on the checkpoint
-(:data:`skillneurons.models.KINDS`):
+(:data:`skillneurons.models.loading.KINDS`):
 
 ``masked_lm``
     the MLM head's logit of the word at the ``[MASK]`` position (paper A, Eq. 1);
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from skillneurons.neuron_sites import masked_lm_head
+from skillneurons.models.sites import masked_lm_head
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -64,7 +64,7 @@ class LabelScorer(torch.nn.Module):
     Parameters
     ----------
     model : the loaded checkpoint (its head, or its input embeddings, are used).
-    kind : one of :data:`skillneurons.models.KINDS`.
+    kind : one of :data:`skillneurons.models.loading.KINDS`.
     label_ids : one vocabulary id per label.
     """
 

@@ -20,7 +20,7 @@ Appendix G (Figure 10) compares two other definitions, both available through
 ``"positive"`` (``Acc`` itself instead of ``max(Acc, 1 - Acc)``, i.e. only positive
 correlation with the label).
 
-Shapes follow the project convention (see :mod:`skillneurons.neuron_sites`):
+Shapes follow the project convention (see :mod:`skillneurons.models.sites`):
 activations ``[rows, layers, tokens, neurons]``, per-token statistics
 ``[layers, tokens, neurons]``, per-neuron statistics ``[layers, neurons]``. A neuron's
 flat id is ``layer * neurons + neuron``.

@@ -23,7 +23,7 @@ DBpedia split their training set 80/20 and keep their test set; TweetEval keeps 
 own train/validation/test. Multi-class tasks (TweetEval, MNLI) also define binary
 subtasks (section 3.2), used to rank neurons with the original task's prompts.
 
-The synthetic twins (``syn_*``, :mod:`skillneurons.synthetic`) mirror the paper tasks
+The synthetic twins (``syn_*``, :mod:`skillneurons.data.synthetic`) mirror the paper tasks
 one to one and run offline. User tasks point at a local CSV, JSON Lines or Parquet
 file (see :func:`task_from_config`).
 """
@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from skillneurons.synthetic import SYNTHETIC_TASKS
+from skillneurons.data.synthetic import SYNTHETIC_TASKS
 
 TASK_TYPES = ("sentiment", "inference", "topic")
 SPLITS = ("train", "dev", "test")
@@ -237,7 +237,7 @@ def task_from_config(name: str, definition: Mapping) -> TaskSpec:
     ``label_names`` and ``type``. Labels in the file may be integers ``0..k-1`` or
     the label names themselves. The file is split into train/dev/test by the
     config's ``data.dev_fraction`` and ``data.test_fraction``; see
-    :func:`skillneurons.splits.make_splits`.
+    :func:`skillneurons.data.splits.make_splits`.
     """
     path = str(definition["path"])
     fmt = definition.get("format") or path.rsplit(".", 1)[-1].lower()

@@ -12,11 +12,11 @@ zero-mean normal with a small std and zero biases, so at initialisation an adapt
 close to the identity (exactly the identity when ``W_up`` is zero).
 
 The adapters leave every neuron's weights (``K``, ``V``, ``b1``, ``b2``) unchanged: the
-neuron activations ``a`` of :mod:`skillneurons.neuron_sites` are still read and
+neuron activations ``a`` of :mod:`skillneurons.models.sites` are still read and
 perturbed at the same place. Only the adapters are trained (LayerNorms stay frozen).
 Which modules receive adapters comes from
-:func:`skillneurons.neuron_sites.attention_outputs` and
-:func:`skillneurons.neuron_sites.ffn_sites`, so this module names no model family's
+:func:`skillneurons.models.sites.attention_outputs` and
+:func:`skillneurons.models.sites.ffn_sites`, so this module names no model family's
 modules. The adapters are attached with forward hooks that live as long as the
 :class:`HoulsbyAdapters` module; :meth:`HoulsbyAdapters.remove` detaches them.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from skillneurons.neuron_sites import attention_outputs, ffn_sites
+from skillneurons.models.sites import attention_outputs, ffn_sites
 
 
 class BottleneckAdapter(nn.Module):
@@ -58,7 +58,7 @@ class HoulsbyAdapters(nn.Module):
 
     Parameters
     ----------
-    model : a supported backbone (see :mod:`skillneurons.neuron_sites`).
+    model : a supported backbone (see :mod:`skillneurons.models.sites`).
     size : bottleneck width (paper A's original code: hidden / 16, i.e. 48 for
         RoBERTa-base).
     init_std : std of the normal initialisation of both projections.

@@ -12,7 +12,7 @@ with ``S`` the kept neurons. Each frozen neuron is folded exactly once and kept
 neurons not at all (the original code added ``V c`` over *all* neurons, counting the
 kept ones twice). The layer then really is smaller: its input projections lose the
 rows and its output projection the columns of the frozen neurons
-(:func:`skillneurons.neuron_sites.shrink_site`), so it runs faster.
+(:func:`skillneurons.models.sites.shrink_site`), so it runs faster.
 
 Choices (config ``pruning``)
 ----------------------------
@@ -45,13 +45,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.io import read_json, read_tensors, write_json, write_tensors
-from skillneurons.models import LoadedModel, load_model
-from skillneurons.neuron_sites import ffn_sites, output_weight, shrink_site
-from skillneurons.predictivity import top_neurons
-from skillneurons.prompt_tuning import build_classifier
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
-from skillneurons.training import TrainingSettings, result_metrics, train
+from skillneurons.infra.io import read_json, read_tensors, write_json, write_tensors
+from skillneurons.models.loading import LoadedModel, load_model
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.sites import ffn_sites, output_weight, shrink_site
+from skillneurons.models.training import TrainingSettings, result_metrics, train
+from skillneurons.neurons.predictivity import top_neurons
+from skillneurons.paper_a.prompt_tuning import build_classifier
 
 FROZEN_BASELINES = ("prompt_mean", "input_mean")
 
@@ -72,7 +72,7 @@ def ranking_predictivity(table: pd.DataFrame) -> dict[str | None, np.ndarray]:
     """``[layers, neurons]`` predictivity per subtask from a rankings table.
 
     Keys are the subtask names in table order (``None`` for a binary task), the order
-    in which subtasks take turns in :func:`skillneurons.predictivity.top_neurons`.
+    in which subtasks take turns in :func:`skillneurons.neurons.predictivity.top_neurons`.
     """
     layers = int(table["layer"].max()) + 1
     neurons = int(table["neuron"].max()) + 1
@@ -188,7 +188,7 @@ def save_pruned_model(
     """Write ``model.safetensors`` and ``model.json`` (see the module docstring).
 
     ``config`` must hold ``base`` (the keyword arguments of
-    :func:`skillneurons.models.load_model` that built the unpruned model) and may add
+    :func:`skillneurons.models.loading.load_model` that built the unpruned model) and may add
     anything JSON-serialisable (keep, frozen_baseline, parameter counts, ...).
     """
     layers = sorted(kept)
@@ -306,11 +306,11 @@ def pruning_table(
 
     ``prompt_metrics`` and ``pruned_metrics`` are per-trial dicts with ``task`` and
     ``test_accuracy`` (the pruned ones also ``parameter_fraction``); ``speed`` maps a
-    task to its per-trial :func:`skillneurons.speed.compare_speed` results. Accuracy is
+    task to its per-trial :func:`skillneurons.paper_a.speed.compare_speed` results. Accuracy is
     "mean ± std" over trials in %; parameter fraction, speedup (wall clock), CPU-time
     speedup and FLOP bound are means over trials; ``efficiency`` is speedup / bound.
     """
-    from skillneurons.skill_neurons import accuracy_summary
+    from skillneurons.paper_a.skill_neurons import accuracy_summary
 
     rows = []
     for task in dict.fromkeys(m["task"] for m in prompt_metrics):

@@ -1,7 +1,7 @@
 """Finding a task's skill neurons from its activation dumps (paper A, §3 and Table 1).
 
-Glue between the dumps (:mod:`skillneurons.activations`) and the predictivity maths
-(:mod:`skillneurons.predictivity`):
+Glue between the dumps (:mod:`skillneurons.neurons.activations`) and the predictivity maths
+(:mod:`skillneurons.neurons.predictivity`):
 
 - :func:`subtask_groups` turns a task's dev split (and, for three-way tasks, its
   balanced binary subtasks, §3.2) into the sample groups whose labels predictivity is
@@ -29,9 +29,9 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from skillneurons.activations import iter_activations
-from skillneurons.io import read_tensors, write_table, write_tensors
-from skillneurons.predictivity import (
+from skillneurons.infra.io import read_tensors, write_table, write_tensors
+from skillneurons.neurons.activations import iter_activations
+from skillneurons.neurons.predictivity import (
     PredictivityAccumulator,
     combine_trials,
     neuron_accuracy,
@@ -129,7 +129,7 @@ def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
 def task_ranking(
     per_trial: Sequence[Mapping[str, np.ndarray]], groups: Sequence[str], tokens: int
 ) -> pd.DataFrame:
-    """The rankings table (see :func:`skillneurons.predictivity.ranking_table`) of a task.
+    """The rankings table (see :func:`skillneurons.neurons.predictivity.ranking_table`) of a task.
 
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
     with its s.e.m.; ``best_token`` is the most frequent best token over trials.
@@ -249,7 +249,7 @@ def read_predictivity(path: str) -> dict[str, np.ndarray]:
 
 def read_groups(dev_path: str, subtask_paths: Sequence[str] = ()) -> dict[str, SampleGroup]:
     """:func:`subtask_groups` from split files; subtask names come from their metadata."""
-    from skillneurons.splits import read_split
+    from skillneurons.data.splits import read_split
 
     subtasks = {}
     for path in subtask_paths:
@@ -340,7 +340,7 @@ def control_table(
 
 def read_trial_results(paths: Sequence[str]) -> list[dict]:
     """Per-trial result dicts from JSON files holding one trial or a task's ``trials``."""
-    from skillneurons.io import read_json
+    from skillneurons.infra.io import read_json
 
     results = []
     for path in paths:

@@ -2,16 +2,16 @@
 
 Paper A asks whether the skill neurons found with prompt tuning also matter for
 tuning methods that keep neuron weights fixed: Houlsby adapters
-(:mod:`skillneurons.adapters`) and BitFit (Ben-Zaken et al., 2022: only bias terms
-are trained). Both are trained here as a :class:`~skillneurons.soft_prompts.PromptedClassifier`
+(:mod:`skillneurons.models.adapters`) and BitFit (Ben-Zaken et al., 2022: only bias terms
+are trained). Both are trained here as a :class:`~skillneurons.models.prompted.PromptedClassifier`
 with **no soft prompts**: the input is ``[MASK] <text>`` and the label is read at the
 ``[MASK]`` with the same verbalizer (as the original code's adapter and BitFit models,
 which scored the label words at position 0 without prompts). Only the trainable
-parameters differ between methods, so the one loop :func:`skillneurons.training.train`
+parameters differ between methods, so the one loop :func:`skillneurons.models.training.train`
 trains them all:
 
 ``adapter``
-    the :class:`~skillneurons.adapters.HoulsbyAdapters` parameters (``adapters.*``);
+    the :class:`~skillneurons.models.adapters.HoulsbyAdapters` parameters (``adapters.*``);
 ``bitfit``
     every bias of the backbone's encoder (attention, FFN and LayerNorm biases; the
     parameters named ``*.bias`` of ``backbone.base_model``). An MLM head's biases are
@@ -33,13 +33,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.activations import baseline_activation, input_token_activations
-from skillneurons.adapters import HoulsbyAdapters
-from skillneurons.io import read_tensor_metadata, read_tensors, stable_hash, write_tensors
-from skillneurons.models import LoadedModel, load_model
-from skillneurons.prompt_tuning import encode_frame, prompt_tuning_table
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
-from skillneurons.training import (
+from skillneurons.infra.io import read_tensor_metadata, read_tensors, stable_hash, write_tensors
+from skillneurons.models.adapters import HoulsbyAdapters
+from skillneurons.models.loading import LoadedModel, load_model
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.training import (
     TrainingSettings,
     load_trainable_state,
     majority_rate,
@@ -47,6 +45,8 @@ from skillneurons.training import (
     train,
     trainable_state,
 )
+from skillneurons.neurons.activations import baseline_activation, input_token_activations
+from skillneurons.paper_a.prompt_tuning import encode_frame, prompt_tuning_table
 
 METHODS = ("adapter", "bitfit")
 
@@ -150,7 +150,7 @@ def load_method_classifier(
 ) -> tuple[LoadedModel, PromptedClassifier]:
     """Rebuild a classifier trained by :func:`method_classifier` from its weights file.
 
-    ``model`` is the model's load settings (:func:`skillneurons.models.load_model`).
+    ``model`` is the model's load settings (:func:`skillneurons.models.loading.load_model`).
     """
     meta = read_tensor_metadata(weights_path)
     loaded = load_model(**model)
@@ -180,7 +180,7 @@ def input_baseline(
 ) -> np.ndarray:
     """``a_bsl`` of a model without soft prompts, float32 ``[layers, 1, neurons]``: the
     training-set mean (Eq. 3) of each sample's mean activation over its input tokens
-    (:func:`skillneurons.activations.input_token_activations`), for the ``baseline``
+    (:func:`skillneurons.neurons.activations.input_token_activations`), for the ``baseline``
     perturbation kind at every position."""
     block = baseline_activation(
         classifier, split, batch_size, reduce=input_token_activations, max_samples=max_samples
@@ -193,7 +193,7 @@ def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:
 
     ``metrics`` are the trials' metrics (with ``method``, ``task``, ``test_accuracy``,
     ``test_majority_rate``). Columns: method, then those of
-    :func:`skillneurons.prompt_tuning.prompt_tuning_table`, and ``margin`` = mean minus
+    :func:`skillneurons.paper_a.prompt_tuning.prompt_tuning_table`, and ``margin`` = mean minus
     the majority-class rate (how clearly the trained model beats the majority class).
     """
     frame = pd.DataFrame(list(metrics))
@@ -209,7 +209,7 @@ def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:
 def average_importance(importance: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Figure 8 of paper A: neuronal importance averaged over tuning methods.
 
-    ``importance`` maps method -> its :func:`skillneurons.importance.neuronal_importance`
+    ``importance`` maps method -> its :func:`skillneurons.paper_a.importance.neuronal_importance`
     table. Returns columns ``eval_task``, ``source_task``, ``area`` and ``importance``
     (means over methods of the area and of the z-scored importance) and one
     ``importance_{method}`` column per method.

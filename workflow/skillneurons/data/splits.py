@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.io import read_metadata, write_table
-from skillneurons.tasks import SPLITS, Subtask, TaskSpec
+from skillneurons.infra.io import read_metadata, write_table
+from skillneurons.data.tasks import SPLITS, Subtask, TaskSpec
 
 SPLIT_SCHEMA = pa.schema(
     [
@@ -56,7 +56,7 @@ def _carve(
 def make_splits(
     source: pd.DataFrame, spec: TaskSpec, *, seed: int, dev_fraction: float, test_fraction: float
 ) -> dict[str, pd.DataFrame]:
-    """Split a task's standard frame (see :mod:`skillneurons.sources`) into train/dev/test.
+    """Split a task's standard frame (see :mod:`skillneurons.data.sources`) into train/dev/test.
 
     Rows keep their position in ``source`` as ``idx``. When the source has no dev
     (test) rows, ``dev_fraction`` (``test_fraction``) of the training rows are

@@ -7,18 +7,18 @@ average Spearman correlation between the draws' predictivity orders (0.87).
 
 Sampling (:func:`sample_label_words`): the pool is the vocabulary's **whole-word
 tokens** (:func:`whole_word_ids`): tokens that are not special or placeholder tokens
-(see :func:`skillneurons.word_selectivity.candidate_ids`), whose text is alphabetic,
+(see :func:`skillneurons.paper_a.word_selectivity.candidate_ids`), whose text is alphabetic,
 and that the tokenizer gives back as that single token when the text is a word of its
 own (so WordPiece ``##`` continuations and BPE word-internal pieces are out). The
 original code sampled any vocabulary id; a subword piece as a "word" makes the
-verbalizer of :mod:`skillneurons.verbalizer` ill-defined, hence the restriction. Draw
+verbalizer of :mod:`skillneurons.models.verbalizer` ill-defined, hence the restriction. Draw
 ``d`` uses a generator seeded with ``(seed, d)`` and takes the first ``num_labels``
 tokens of a permutation of the pool, so every task of a draw shares its first words
 and a draw is reproducible.
 
 Agreement (:func:`agreement_row`): the Spearman rank correlation of two rankings'
 neuron predictivities exactly as for Figure 5 of paper A
-(:func:`skillneurons.importance.task_correlation`: per layer, averaged over layers; a
+(:func:`skillneurons.paper_a.importance.task_correlation`: per layer, averaged over layers; a
 multi-class task scores a neuron by its best subtask predictivity).
 """
 
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.importance import task_correlation, task_scores
-from skillneurons.word_selectivity import candidate_ids
+from skillneurons.paper_a.importance import task_correlation, task_scores
+from skillneurons.paper_a.word_selectivity import candidate_ids
 
 #: Paper A's average Spearman correlation between the orders of 5 random label words.
 PAPER_AGREEMENT = 0.87

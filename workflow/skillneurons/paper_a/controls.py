@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the constants below are read by the Snakefile: keep imports light
     import pandas as pd
 
-    from skillneurons.models import LoadedModel
-    from skillneurons.skill_neurons import SampleGroup
-    from skillneurons.soft_prompts import PromptedClassifier
+    from skillneurons.models.loading import LoadedModel
+    from skillneurons.models.prompted import PromptedClassifier
+    from skillneurons.paper_a.skill_neurons import SampleGroup
 
 CONTROLS = ("random_prompt", "hard_prompt", "random_model")
 #: Columns of Table A-T3: the controls and the tuned prompts.
@@ -51,8 +51,8 @@ def control_classifier(
     """The model and untuned classifier of one Table 3 setting (see the module docstring)."""
     import torch
 
-    from skillneurons.models import load_model
-    from skillneurons.soft_prompts import PromptedClassifier
+    from skillneurons.models.loading import load_model
+    from skillneurons.models.prompted import PromptedClassifier
 
     if variant not in CONTROLS:
         raise ValueError(f"control {variant!r} is not one of {', '.join(CONTROLS)}")
@@ -82,12 +82,12 @@ def control_skill_neuron_accuracy(
     """Table 3's accuracy of one control: the same procedure as the tuned prompts'.
 
     Baseline over train (Eq. 3), top neuron(s) on dev, accuracy on test
-    (:func:`skillneurons.skill_neurons.skill_neuron_accuracy`); the dev and test
+    (:func:`skillneurons.paper_a.skill_neurons.skill_neuron_accuracy`); the dev and test
     activations go through temporary dumps, so memory stays bounded.
     """
-    from skillneurons.activations import baseline_activation, dump_activations
-    from skillneurons.prompt_tuning import encode_frame
-    from skillneurons.skill_neurons import skill_neuron_accuracy
+    from skillneurons.neurons.activations import baseline_activation, dump_activations
+    from skillneurons.paper_a.prompt_tuning import encode_frame
+    from skillneurons.paper_a.skill_neurons import skill_neuron_accuracy
 
     encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
     baseline = baseline_activation(

@@ -1,7 +1,7 @@
 """Models known by name and the load settings of the configured ones.
 
 Kept free of torch and transformers so that the Snakefile can validate a config
-quickly; :mod:`skillneurons.models` does the loading.
+quickly; :mod:`skillneurons.models.loading` does the loading.
 """
 
 from __future__ import annotations

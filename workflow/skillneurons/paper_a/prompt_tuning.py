@@ -14,21 +14,21 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import torch
 
-from skillneurons.io import (
+from skillneurons.infra.io import (
     read_tensor_metadata,
     read_tensors,
     stable_hash,
     write_json,
     write_tensors,
 )
-from skillneurons.models import LoadedModel, load_model
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier, encode_split
-from skillneurons.training import TrainingSettings, majority_rate, result_metrics, train
-from skillneurons.verbalizer import SCORING
+from skillneurons.models.loading import LoadedModel, load_model
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier, encode_split
+from skillneurons.models.training import TrainingSettings, majority_rate, result_metrics, train
+from skillneurons.models.verbalizer import SCORING
 
 
 def encode_frame(loaded: LoadedModel, frame: pd.DataFrame, max_length: int) -> EncodedSplit:
-    """Tokenize a split file's frame (see :mod:`skillneurons.splits`)."""
+    """Tokenize a split file's frame (see :mod:`skillneurons.data.splits`)."""
     text_b = [b if isinstance(b, str) else None for b in frame["text_b"].tolist()]
     return encode_split(
         loaded.tokenizer, frame["text_a"].tolist(), text_b, frame["label"], max_length

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import torch
 
-from skillneurons.models import LoadedModel
-from skillneurons.verbalizer import LabelScorer, label_token_ids
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.verbalizer import LabelScorer, label_token_ids
 
 
 @dataclass
@@ -81,7 +81,7 @@ class PromptedClassifier(torch.nn.Module):
     loaded : the backbone and tokenizer; its weights are frozen here
         (``requires_grad=False``), so backward computes gradients for the prompts
         only.
-    label_words : one word per label (:mod:`skillneurons.verbalizer`).
+    label_words : one word per label (:mod:`skillneurons.models.verbalizer`).
     prompt_length : number ``l`` of soft prompt vectors (paper: 127).
     init_std : std of their normal initialisation (paper: 0.03).
     seed : seed of the initialisation.

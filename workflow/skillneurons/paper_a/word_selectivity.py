@@ -12,7 +12,7 @@ and observing that they carry no sentiment, inference or topic meaning.
 
 Choices made here (the paper leaves them open):
 
-- ``K_i`` is :func:`skillneurons.neuron_sites.input_weight` row ``i``; for gated MLPs
+- ``K_i`` is :func:`skillneurons.models.sites.input_weight` row ``i``; for gated MLPs
   (Llama ...) that is the *up* projection's row, the one multiplied by the gate.
 - The corpus is the task's training texts, run through the prompt-tuned model of one
   trial (the model in which the neuron was ranked). Each input position contributes
@@ -35,12 +35,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.io import read_tensor_metadata
-from skillneurons.models import LoadedModel
-from skillneurons.neuron_sites import capture_activations, ffn_sites, input_weight
-from skillneurons.prompt_tuning import build_classifier, load_prompt
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
-from skillneurons.training import batches_by_length
+from skillneurons.infra.io import read_tensor_metadata
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.sites import capture_activations, ffn_sites, input_weight
+from skillneurons.models.training import batches_by_length
+from skillneurons.paper_a.prompt_tuning import build_classifier, load_prompt
 
 #: Bracketed placeholder tokens: [unused12], [PAD], <s>, <extra_id_0>, <|endoftext|>.
 PLACEHOLDER = re.compile(r"^(\[[^\]]*\]|<[^>]*>)$")

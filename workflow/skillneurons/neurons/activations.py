@@ -1,10 +1,10 @@
 """Neuron activations on soft prompts: capture, baselines and Parquet dumps (paper A, §3.1).
 
 Paper A reads the activation ``a(N, p_i, x)`` of every neuron ``N`` (one coordinate of
-the input of an FFN's output projection, see :mod:`skillneurons.neuron_sites`) on every
+the input of an FFN's output projection, see :mod:`skillneurons.models.sites`) on every
 soft prompt token ``p_i`` for every sample ``x``. This module
 
-- runs a :class:`~skillneurons.soft_prompts.PromptedClassifier` on a batch and returns
+- runs a :class:`~skillneurons.models.prompted.PromptedClassifier` on a batch and returns
   those activations, ``[batch, layers, tokens, neurons]`` (:func:`prompt_activations`),
   or the "Avg." / "Max." baselines of Figure 3 that reduce over the *input* tokens
   instead (:func:`input_token_activations`);
@@ -28,7 +28,7 @@ number, to align samples). Columns:
                                            raw little-endian float16, C order
 ==============  =========================  ============================================
 
-Key metadata (each value JSON-encoded, read with :func:`skillneurons.io.read_metadata`):
+Key metadata (each value JSON-encoded, read with :func:`skillneurons.infra.io.read_metadata`):
 ``shape`` ``[L, T, N]``, ``dtype`` ``"float16"``, ``layout``
 ``"[layers, tokens, neurons]"``, ``positions`` (``"prompt"``: ``T`` is the prompt length
 ``l`` and token ``t`` is ``p_{t+1}``; ``"input_mean_max"``: ``T == 2``, token 0 is the
@@ -60,9 +60,9 @@ import pyarrow.parquet as pq
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.io import atomic_path, read_metadata
-from skillneurons.neuron_sites import capture_activations, ffn_sites
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
+from skillneurons.infra.io import atomic_path, read_metadata
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.sites import capture_activations, ffn_sites
 
 #: Activations stored per sample, in this order.
 LAYOUT = "[layers, tokens, neurons]"

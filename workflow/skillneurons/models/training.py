@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.soft_prompts import EncodedSplit
+from skillneurons.models.prompted import EncodedSplit
 
 LOG = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from skillneurons.activations import activation_shape, iter_activations
-from skillneurons.io import read_tensors, write_tensors
+from skillneurons.infra.io import read_tensors, write_tensors
+from skillneurons.neurons.activations import activation_shape, iter_activations
 
 
 def selectivity_index(class_means: np.ndarray, minimum: np.ndarray | float = 0.0) -> np.ndarray:

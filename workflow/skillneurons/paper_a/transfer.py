@@ -32,13 +32,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.io import read_tensor_metadata
-from skillneurons.models import LoadedModel
-from skillneurons.neuron_sites import capture_activations
-from skillneurons.predictivity import top_neurons
-from skillneurons.pruning import ranking_predictivity
-from skillneurons.soft_prompts import EncodedSplit, PromptedClassifier
-from skillneurons.training import accuracy
+from skillneurons.infra.io import read_tensor_metadata
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.sites import capture_activations
+from skillneurons.models.training import accuracy
+from skillneurons.neurons.predictivity import top_neurons
+from skillneurons.paper_a.pruning import ranking_predictivity
 
 POSITIONS = ("answer", "prompts")
 MEASURES = ("cosine", "jaccard")
@@ -118,7 +118,7 @@ def transfer_evaluation(
     ((source, target, trial) -> accuracy) and ``states`` ((task, trial) ->
     :func:`activation_state`).
     """
-    from skillneurons.prompt_tuning import build_classifier, load_prompt
+    from skillneurons.paper_a.prompt_tuning import build_classifier, load_prompt
 
     lengths = {read_tensor_metadata(path)["prompt_length"] for path in prompt_files.values()}
     if len(lengths) != 1:
@@ -315,7 +315,7 @@ def transfer_scatter(
     ``include_self``), coloured by target; each panel's title gives the average
     and pooled Spearman correlations of ``correlations`` (:func:`indicator_correlations`).
     """
-    from skillneurons.figures import plt
+    from skillneurons.reporting.figures import plt
 
     means = mean_over_trials(pairs)
     if not include_self:

@@ -28,8 +28,8 @@ import torch
 from torch import nn
 from transformers.pytorch_utils import Conv1D
 
-from skillneurons.neuron_sites import ffn_sites
-from skillneurons.soft_prompts import PromptedClassifier
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites
 
 
 def interleaved_times(

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from skillneurons.io import atomic_path  # noqa: E402
+from skillneurons.infra.io import atomic_path  # noqa: E402
 
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 

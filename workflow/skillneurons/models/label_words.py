@@ -1,6 +1,6 @@
 """Paper A's default label words (appendix B), free of torch so the Snakefile loads fast.
 
-:mod:`skillneurons.verbalizer` scores these words with a model.
+:mod:`skillneurons.models.verbalizer` scores these words with a model.
 """
 
 from __future__ import annotations
