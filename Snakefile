@@ -29,19 +29,24 @@ wildcard_constraints:
     trial=r"\d+",
 
 
-include: "workflow/rules/data.smk"
-include: "workflow/rules/prompts.smk"
-include: "workflow/rules/activations.smk"
-include: "workflow/rules/neurons.smk"
-include: "workflow/rules/pruning.smk"
-include: "workflow/rules/transfer.smk"
-include: "workflow/rules/perturbation.smk"
-include: "workflow/rules/analysis.smk"
-include: "workflow/rules/tuning_methods.smk"
-include: "workflow/rules/findings.smk"
+include: "workflow/rules/shared/data.smk"
+include: "workflow/rules/shared/prompts.smk"
+include: "workflow/rules/shared/activations.smk"
+include: "workflow/rules/shared/rankings.smk"
+include: "workflow/rules/paper_a/skill_neurons.smk"
+include: "workflow/rules/paper_a/perturbation.smk"
+include: "workflow/rules/paper_a/word_selectivity.smk"
+include: "workflow/rules/paper_a/tuning_methods.smk"
+include: "workflow/rules/paper_a/pruning.smk"
+include: "workflow/rules/paper_a/transfer.smk"
+include: "workflow/rules/paper_a/findings.smk"
+include: "workflow/rules/paper_a/targets.smk"
 
 
+# Every split and ranking, and every figure and table of the papers' registries.
 rule all:
     default_target: True
     input:
-        final_outputs,
+        split_files(),
+        expand("results/{model}/rankings/{task}.parquet", model=MODELS, task=TASKS),
+        PAPER_A_TARGETS,

@@ -46,8 +46,9 @@ import transformers
 
 from benchmarks.dryrun import dryrun_row
 from benchmarks.workers import rank_in_fresh_process
+from skillneurons.models.encoding import encode_split
 from skillneurons.models.loading import LoadedModel, load_model
-from skillneurons.models.prompted import PromptedClassifier, encode_split
+from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import accuracy
 from skillneurons.neurons.activations import ActivationWriter, dump_activations
@@ -56,8 +57,8 @@ from skillneurons.neurons.perturbation import (
     perturbed_accuracy,
     perturbed_count,
     random_orders,
-    split_flat,
 )
+from skillneurons.neurons.ranking import split_flat
 from skillneurons.paper_a.pruning import parameter_count, pruned_copy, pruned_layers
 from skillneurons.paper_a.speed import compare_speed
 

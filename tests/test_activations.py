@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from skillneurons.infra.io import read_metadata
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier, encode_split
-from skillneurons.models.sites import capture_activations
+from skillneurons.models.encoding import EncodedSplit, encode_split
+from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.neurons.activations import (
     ActivationWriter,
     activation_shape,
@@ -21,6 +21,7 @@ from skillneurons.neurons.activations import (
     prompt_activations,
     read_activations,
 )
+from skillneurons.neurons.hooks import capture_activations
 from tiny_models import tiny, word_tokenizer
 
 PROMPT_LENGTH = 3

@@ -6,20 +6,16 @@ import pytest
 from scipy.stats import spearmanr
 from scipy.stats import zscore as scipy_zscore
 
-from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.neurons.ranking import Ranking, ranking_table
 from skillneurons.paper_a.importance import (
     IMPORTANCE_COLUMNS,
     correlation_table,
-    curve_area,
     curve_areas,
     importance_summary,
     mean_correlation,
     neuronal_importance,
-    spearman_per_layer,
-    task_correlation,
-    task_scores,
-    zscore,
 )
+from skillneurons.reporting.stats import curve_area, spearman_per_layer, task_correlation, zscore
 
 RATES = [0.0, 0.1, 0.2]
 
@@ -130,9 +126,13 @@ def test_task_scores_take_the_best_subtask_and_fill_the_tables():
         {"pn": zeros, "neutral": zeros},
         {"pn": zeros, "neutral": zeros},
     )
-    assert task_scores(three_way).tolist() == [[0.8, 0.9], [0.5, 0.9]]
+    assert Ranking(three_way).scores().tolist() == [[0.8, 0.9], [0.5, 0.9]]
     binary = ranking_table({None: pos}, {None: zeros}, {None: zeros})
-    scores = {"x": task_scores(binary), "y": task_scores(three_way), "z": pos[::-1].copy()}
+    scores = {
+        "x": Ranking(binary).scores(),
+        "y": Ranking(three_way).scores(),
+        "z": pos[::-1].copy(),
+    }
     table = correlation_table(scores)
     assert list(table.columns) == ["layer", "task_a", "task_b", "spearman"]
     assert len(table) == 2 * 9

@@ -15,12 +15,12 @@ from skillneurons.infra.io import (
     read_tensor_metadata,
     read_tensors,
     stable_hash,
-    write_frame,
     write_table,
     write_tensors,
 )
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
+from skillneurons.reporting.tables import write_frame
 
 
 def test_a_failed_write_leaves_no_file(tmp_path):

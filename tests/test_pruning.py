@@ -9,19 +9,15 @@ import pandas as pd
 import pytest
 import torch
 import transformers
-from test_neuron_sites import MODELS
+from test_sites_and_hooks import MODELS
 
-from skillneurons.models.prompted import PromptedClassifier, encode_split
-from skillneurons.models.sites import (
-    NeuronEdit,
-    edit_activations,
-    ffn_sites,
-    output_bias,
-    output_weight,
-    shrink_site,
-)
+from skillneurons.infra.timing import interleaved_times
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites, output_bias, output_weight, shrink_site
 from skillneurons.models.training import TrainingSettings
-from skillneurons.neurons.predictivity import ranking_table
+from skillneurons.neurons.hooks import NeuronEdit, edit_activations
+from skillneurons.neurons.ranking import Ranking, ranking_table
 from skillneurons.paper_a.pruning import (
     folded_bias_shift,
     frozen_values,
@@ -34,7 +30,7 @@ from skillneurons.paper_a.pruning import (
     retune_prompts,
     save_pruned_model,
 )
-from skillneurons.paper_a.speed import compare_speed, forward_flops, interleaved_times
+from skillneurons.paper_a.speed import compare_speed, forward_flops
 from tiny_models import tiny, word_tokenizer
 
 IDS = torch.randint(3, 50, (2, 5), generator=torch.Generator().manual_seed(1))
@@ -52,7 +48,7 @@ def output(model):
 
 def binary_ranking(pred):
     zeros = np.zeros_like(pred)
-    return ranking_table({None: pred}, {None: zeros}, {None: zeros.astype(np.int64)})
+    return Ranking(ranking_table({None: pred}, {None: zeros}, {None: zeros.astype(np.int64)}))
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -150,10 +146,12 @@ def test_kept_neurons_per_layer_and_global():
     assert per_layer[1].tolist() == [8, 9] and per_layer[2].tolist() == [0, 1]  # ties: order
     together = kept_neurons(ranking, [1, 2], keep=0.2, per_layer=False)
     assert together[1].tolist() == [6, 7, 8, 9] and together[2].tolist() == []
-    three_way = ranking_table(
-        {"a": pred, "b": pred[::-1].copy()},
-        {"a": np.zeros_like(pred), "b": np.zeros_like(pred)},
-        {"a": np.zeros((3, 10), np.int64), "b": np.zeros((3, 10), np.int64)},
+    three_way = Ranking(
+        ranking_table(
+            {"a": pred, "b": pred[::-1].copy()},
+            {"a": np.zeros_like(pred), "b": np.zeros_like(pred)},
+            {"a": np.zeros((3, 10), np.int64), "b": np.zeros((3, 10), np.int64)},
+        )
     )
     kept = kept_neurons(three_way, [0], keep=0.2, per_layer=True)
     assert kept[0].tolist() == [0, 1]  # subtask a's best of layer 0, then subtask b's (0.6s)

@@ -8,7 +8,6 @@ from skillneurons.neurons.activations import ActivationWriter
 from skillneurons.paper_a.controls import control_classifier
 from skillneurons.paper_a.skill_neurons import (
     SampleGroup,
-    accuracy_summary,
     control_table,
     modal_token,
     skill_neuron_accuracy,
@@ -18,6 +17,7 @@ from skillneurons.paper_a.skill_neurons import (
     trial_accuracies,
     trial_predictivities,
 )
+from skillneurons.reporting.stats import accuracy_summary
 
 
 def write_dump(path, idx, labels, activations):

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from skillneurons.data import synthetic
-from skillneurons.data.synthetic import SYNTHETIC_TASKS, SyntheticTask, generate_task
+from skillneurons.data.synthetic import SYNTHETIC_TASKS, SyntheticTask, generate_task, sentiment
+from skillneurons.data.synthetic.sampling import word_count
 
 # Label sets of the paper-A twins (appendix A), in the twins' order.
 EXPECTED = {
@@ -29,7 +30,7 @@ def clean_frames() -> dict[str, pd.DataFrame]:
 
 
 def word_counts(texts: pd.Series) -> np.ndarray:
-    return np.array([synthetic._word_count(text) for text in texts])
+    return np.array([word_count(text) for text in texts])
 
 
 # ------------------------------------------------------------------------- registry
@@ -204,8 +205,8 @@ def test_exhausted_text_space_raises(monkeypatch):
 def test_sst2_is_not_solved_by_counting_polarity_words():
     """A bag of words that ignores negation and contrast agrees with 55-95% of labels."""
     frame = generate_task("syn_sst2", 3000, seed=0, label_noise=0.0)
-    positive = set(synthetic.POSITIVE_CORE + synthetic.POSITIVE_SST2)
-    negative = set(synthetic.NEGATIVE_CORE + synthetic.NEGATIVE_SST2)
+    positive = set(sentiment.POSITIVE_CORE + sentiment.POSITIVE_SST2)
+    negative = set(sentiment.NEGATIVE_CORE + sentiment.NEGATIVE_SST2)
     agree = 0
     for text, label in zip(frame["text_a"], frame["label"], strict=True):
         words = text.split()

@@ -10,23 +10,24 @@ import pandas as pd
 import pytest
 import torch
 
-from skillneurons.models.prompted import PromptedClassifier, encode_split
-from skillneurons.models.sites import capture_activations
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.prompted import PromptedClassifier, write_prompt
 from skillneurons.models.training import accuracy
-from skillneurons.neurons.predictivity import ranking_table
-from skillneurons.paper_a.prompt_tuning import write_prompt
+from skillneurons.neurons.hooks import capture_activations
+from skillneurons.neurons.ranking import Ranking, ranking_table
 from skillneurons.paper_a.transfer import (
     activation_state,
     indicator_correlations,
     overlap_rate,
     pairs_table,
     pooled_spearman,
+    scatter_points,
     skill_neuron_mask,
     transfer_evaluation,
     transfer_matrix,
     transfer_pairs,
-    transfer_scatter,
 )
+from skillneurons.reporting.figures import transfer_scatter
 from tiny_models import tiny, word_tokenizer
 
 BINARY = ["Negative", "Positive"]
@@ -73,7 +74,7 @@ def test_activation_state_reads_the_empty_input_prompt_sequence():
 
 def ranking_of(pred):
     zeros = np.zeros_like(pred)
-    return ranking_table({None: pred}, {None: zeros}, {None: zeros.astype(np.int64)})
+    return Ranking(ranking_table({None: pred}, {None: zeros}, {None: zeros.astype(np.int64)}))
 
 
 def test_skill_neuron_mask_takes_the_top_fraction():
@@ -169,5 +170,5 @@ def test_transfer_evaluation_runs_source_prompts_with_target_words(tmp_path):
     assert accuracies[("b", "a", 0)] == accuracy(direct, split, 4, loaded.tokenizer.pad_token_id)
     assert np.array_equal(states[("b", 0)], activation_state(direct))
     pairs = pairs_table(accuracies, states, {t: np.ones((2, 32), bool) for t in "ab"})
-    figure = transfer_scatter(pairs, indicator_correlations(pairs), "test")
+    figure = transfer_scatter(scatter_points(pairs), indicator_correlations(pairs), "test")
     assert len(figure.axes) == 2

@@ -5,9 +5,10 @@ import pytest
 import torch
 
 from skillneurons.models.adapters import HoulsbyAdapters
-from skillneurons.models.prompted import encode_split
-from skillneurons.models.sites import attention_outputs, capture_activations, ffn_sites
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.sites import attention_outputs, ffn_sites
 from skillneurons.models.training import TrainingSettings, train, trainable_state
+from skillneurons.neurons.hooks import capture_activations
 from skillneurons.paper_a import tuning_methods
 from skillneurons.paper_a.tuning_methods import (
     accuracy_table,

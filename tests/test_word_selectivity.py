@@ -7,17 +7,15 @@ from scipy.stats import spearmanr
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
+from skillneurons.models.encoding import encode_split
 from skillneurons.models.loading import resolve_source
-from skillneurons.models.prompted import PromptedClassifier, encode_split
-from skillneurons.models.sites import capture_activations, ffn_sites, input_weight
-from skillneurons.neurons.predictivity import ranking_table
-from skillneurons.paper_a.label_word_sampling import (
-    agreement_row,
-    sample_label_words,
-    whole_word_ids,
-)
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites, input_weight
+from skillneurons.models.vocabulary import candidate_ids, whole_word_ids
+from skillneurons.neurons.hooks import capture_activations
+from skillneurons.neurons.ranking import Ranking, ranking_table
+from skillneurons.paper_a.label_word_sampling import agreement_row, sample_label_words
 from skillneurons.paper_a.word_selectivity import (
-    candidate_ids,
     cosine_similarity,
     extremes,
     neuron_words,
@@ -143,7 +141,9 @@ def test_label_word_sampling_is_seeded_and_excludes_special_tokens():
 
 
 def _ranking(pred):
-    return ranking_table({None: pred}, {None: 0 * pred}, {None: np.zeros(pred.shape, int)})
+    return Ranking(
+        ranking_table({None: pred}, {None: 0 * pred}, {None: np.zeros(pred.shape, int)})
+    )
 
 
 def test_agreement_row_is_the_mean_pairwise_layer_mean_spearman():

@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.infra.io import write_table
 from skillneurons.data.synthetic import generate_task
 from skillneurons.data.tasks import TaskError, TaskSpec
+from skillneurons.infra.io import write_table
 
 STANDARD_COLUMNS = ("text_a", "text_b", "label", "role")
 RAW_SCHEMA = pa.schema(

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.infra.io import read_metadata, write_table
 from skillneurons.data.tasks import SPLITS, Subtask, TaskSpec
+from skillneurons.infra.io import read_metadata, write_table
 
 SPLIT_SCHEMA = pa.schema(
     [

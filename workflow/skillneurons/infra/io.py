@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -122,29 +121,3 @@ def stable_hash(payload: object) -> str:
     """A short hash of JSON-serialisable settings, stable across runs and machines."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
-    """A pipe table of ``frame`` (floats formatted with ``floatfmt``)."""
-
-    def cell(value: object) -> str:
-        if isinstance(value, float):
-            return format(value, floatfmt)
-        return str(value).replace("|", "/")
-
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    rows = [
-        "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
-    ]
-    return "\n".join([header, rule, *rows]) + "\n"
-
-
-def write_frame(
-    csv_path: str | os.PathLike, md_path: str | os.PathLike, frame: pd.DataFrame, title: str
-) -> None:
-    """Write a results table as CSV and as Markdown (with a title line), atomically."""
-    with atomic_path(csv_path) as tmp:
-        frame.to_csv(tmp, index=False)
-    with atomic_path(md_path) as tmp:
-        tmp.write_text(f"# {title}\n\n{markdown(frame)}")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from skillneurons.infra.device import configure_torch
 from skillneurons.models.specs import ModelSourceError
 
 if TYPE_CHECKING:  # importing transformers' model classes takes seconds: load_model does it
@@ -153,7 +154,11 @@ def load_model(
     return LoadedModel(model=model, tokenizer=tokenizer, kind=kind, source=source)
 
 
-def freeze(model: torch.nn.Module) -> None:
-    """Freeze every weight: backward then computes no weight gradients (paper A, §2.1)."""
-    for parameter in model.parameters():
-        parameter.requires_grad_(False)
+def load_on_device(model: Mapping[str, object], threads: int, gpus: int = 0) -> LoadedModel:
+    """A rule's model: torch gets the rule's ``threads``; the model (``model`` is its
+    :func:`load_model` settings, a rule's ``params.model``) goes to CUDA when the rule
+    was granted a GPU and one exists, else stays on the CPU."""
+    device = configure_torch(threads, gpus)
+    loaded = load_model(**model)
+    loaded.model.to(device)
+    return loaded

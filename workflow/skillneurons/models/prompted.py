@@ -10,67 +10,23 @@ Layout of every input sequence (the original code's layout: ``[MASK]`` at positi
 
 :attr:`PromptedClassifier.prompt_positions` gives the prompt positions, which the
 activation capture of paper A (§3.1) reads.
+
+Prompt file (``results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors``
+and every other prompt a rule saves): one tensor ``prompts`` ``[l, hidden]`` with JSON
+metadata: what the caller adds (task, model, trial, seed, ...), the label words and
+their ids, the scoring mode, the prompt length and the layout (:func:`write_prompt`).
+:func:`classifier_from_prompt_file` rebuilds the classifier from such a file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 import torch
 
+from skillneurons.infra.io import read_tensor_metadata, read_tensors, write_tensors
 from skillneurons.models.loading import LoadedModel
-from skillneurons.models.verbalizer import LabelScorer, label_token_ids
-
-
-@dataclass
-class EncodedSplit:
-    """A tokenized split: unpadded token ids per example and the labels."""
-
-    input_ids: list[list[int]]
-    token_type_ids: list[list[int]] | None
-    labels: torch.Tensor
-
-    def __len__(self) -> int:
-        return len(self.input_ids)
-
-    def batch(
-        self, rows: Sequence[int], pad_id: int, device: torch.device | str = "cpu"
-    ) -> dict[str, torch.Tensor]:
-        """Dynamically padded batch of ``rows`` on ``device``: input_ids, attention_mask,
-        token_type_ids (when the tokenizer makes them) and labels."""
-        width = max(len(self.input_ids[i]) for i in rows)
-        ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        types = torch.zeros((len(rows), width), dtype=torch.long)
-        for row, i in enumerate(rows):
-            n = len(self.input_ids[i])
-            ids[row, :n] = torch.tensor(self.input_ids[i])
-            mask[row, :n] = 1
-            if self.token_type_ids is not None:
-                types[row, :n] = torch.tensor(self.token_type_ids[i])
-        batch = {"input_ids": ids, "attention_mask": mask, "labels": self.labels[list(rows)]}
-        if self.token_type_ids is not None:
-            batch["token_type_ids"] = types
-        return {name: tensor.to(device) for name, tensor in batch.items()}
-
-
-def encode_split(
-    tokenizer, text_a: Sequence[str], text_b: Sequence[str | None], labels, max_length: int
-) -> EncodedSplit:
-    """Tokenize a split (truncated to ``max_length`` tokens, specials included)."""
-    pairs = any(b is not None for b in text_b)
-    encoded = tokenizer(
-        list(text_a),
-        list(text_b) if pairs else None,
-        truncation=True,
-        max_length=max_length,
-    )
-    return EncodedSplit(
-        input_ids=encoded["input_ids"],
-        token_type_ids=encoded.get("token_type_ids"),
-        labels=torch.as_tensor(list(labels), dtype=torch.long),
-    )
+from skillneurons.models.verbalizer import SCORING, LabelScorer, label_token_ids
 
 
 class PromptedClassifier(torch.nn.Module):
@@ -178,3 +134,43 @@ class PromptedClassifier(torch.nn.Module):
     def load_prompt_state(self, state: dict[str, torch.Tensor]) -> None:
         with torch.no_grad():
             self.prompts.copy_(state["prompts"])
+
+
+def write_prompt(
+    path: str, classifier: PromptedClassifier, metadata: Mapping[str, object]
+) -> None:
+    """Save the soft prompts ``[l, hidden]`` with their metadata as safetensors."""
+    layout = "[MASK] p_1..p_l input" if classifier.masked else "p_1..p_l input"
+    meta = {
+        **metadata,
+        "label_words": classifier.label_words,
+        "label_token_ids": classifier.label_ids,
+        "scoring": SCORING[classifier.kind],
+        "prompt_length": classifier.prompt_length,
+        "layout": layout,
+    }
+    write_tensors(path, classifier.prompt_state(), meta)
+
+
+def load_prompt(classifier: PromptedClassifier, path: str) -> None:
+    """Load tuned prompts from :func:`write_prompt`'s file into ``classifier``."""
+    state = read_tensors(path)
+    if state["prompts"].shape != classifier.prompts.shape:
+        raise ValueError(
+            f"{path}: prompts of shape {tuple(state['prompts'].shape)} do not fit a classifier "
+            f"with {tuple(classifier.prompts.shape)}"
+        )
+    classifier.load_prompt_state({"prompts": state["prompts"].to(classifier.prompts.dtype)})
+
+
+def classifier_from_prompt_file(loaded: LoadedModel, path: str) -> PromptedClassifier:
+    """The classifier of a prompt file on an already loaded backbone, on its device.
+
+    Label words and prompt length come from the file's metadata; the prompts are the
+    file's (the initialisation the constructor draws is overwritten). One model load
+    can serve several prompt files (tasks, trials, pruned and unpruned models).
+    """
+    meta = read_tensor_metadata(path)
+    classifier = PromptedClassifier(loaded, meta["label_words"], meta["prompt_length"])
+    load_prompt(classifier, path)
+    return classifier.to(loaded.model.device)

@@ -1,4 +1,4 @@
-"""The neuron seam: where a neuron lives in each model family, and how to read or edit it.
+"""The neuron seam: where a neuron lives in each model family, and its weights.
 
 Paper A (§2.2, Eq. 2) writes the feed-forward network of a Transformer layer as
 
@@ -17,8 +17,9 @@ Shape convention (used throughout the project)
 ----------------------------------------------
 Activations are always ordered ``[layers, tokens, neurons]``. A single forward pass
 yields, per layer, a tensor ``[batch, positions, neurons]``;
-:meth:`ActivationCapture.stacked` returns ``[batch, layers, positions, neurons]``, so
-``stacked()[b]`` is sample ``b``'s ``[layers, tokens, neurons]`` block.
+:meth:`skillneurons.neurons.hooks.ActivationCapture.stacked` returns
+``[batch, layers, positions, neurons]``, so ``stacked()[b]`` is sample ``b``'s
+``[layers, tokens, neurons]`` block.
 
 Module names per family
 -----------------------
@@ -28,14 +29,15 @@ family, e.g. ``BertModel`` inside ``BertForMaskedLM``). GPT-2 uses ``Conv1D`` wh
 weight is stored ``[in, out]``; :func:`input_weight` and :func:`output_weight` hide that.
 
 Everything else (capture, perturbation, pruning, attribution, neuron-only fine-tuning)
-goes through :func:`ffn_sites`, :func:`capture_activations` and :func:`edit_activations`.
-Hooks are added and removed inside context managers and never outlive them.
+goes through :func:`ffn_sites` and the hooks of :mod:`skillneurons.neurons.hooks`
+(:func:`~skillneurons.neurons.hooks.capture_activations`,
+:func:`~skillneurons.neurons.hooks.edit_activations`), which add and remove their hooks
+inside context managers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -76,8 +78,6 @@ MLM_HEADS: dict[str, tuple[str, ...]] = {
     "roberta": ("lm_head",),
     "distilbert": ("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),
 }
-
-EDIT_MODES = ("add", "set", "scale")
 
 
 class UnsupportedModelError(ValueError):
@@ -341,7 +341,7 @@ def shrink_site(
     The layer's new :class:`FFNSite` (``width == len(neurons)``).
     """
     family, _ = _backbone(model)
-    site = _select_sites(model, [layer])[0]
+    site = select_sites(model, [layer])[0]
     neurons = torch.as_tensor(neurons, dtype=torch.long).reshape(-1)
     if neurons.numel() and not 0 <= int(neurons.min()) <= int(neurons.max()) < site.width:
         raise ValueError(f"neurons kept at layer {layer} must lie in 0..{site.width - 1}")
@@ -358,10 +358,8 @@ def shrink_site(
     return ffn_sites(model)[layer]
 
 
-# --------------------------------------------------------------------------- hooks
-
-
-def _select_sites(model: nn.Module, layers: Iterable[int] | None) -> list[FFNSite]:
+def select_sites(model: nn.Module, layers: Iterable[int] | None) -> list[FFNSite]:
+    """The sites of ``layers`` (every layer when None), in layer order; unknown layers raise."""
     sites = ffn_sites(model)
     if layers is None:
         return sites
@@ -370,218 +368,3 @@ def _select_sites(model: nn.Module, layers: Iterable[int] | None) -> list[FFNSit
     if bad:
         raise ValueError(f"layers {bad} do not exist; the model has layers 0..{len(sites) - 1}")
     return [sites[layer] for layer in chosen]
-
-
-class _Hooks:
-    """Hook handles plus the token shape of blocks that flatten [batch, seq] (OPT)."""
-
-    def __init__(self) -> None:
-        self.handles: list[torch.utils.hooks.RemovableHandle] = []
-        self.token_shape: dict[int, torch.Size] = {}
-
-    def watch_token_shape(self, site: FFNSite) -> None:
-        if not site.flattens_tokens:
-            return
-
-        def record(module, args, kwargs):
-            hidden = args[0] if args else kwargs["hidden_states"]
-            self.token_shape[site.layer] = hidden.shape[:-1]
-
-        self.handles.append(site.block.register_forward_pre_hook(record, with_kwargs=True))
-
-    def as_tokens(self, site: FFNSite, x: torch.Tensor) -> torch.Tensor:
-        """View the output projection's input as ``[batch, positions, width]``."""
-        if x.dim() == 3:
-            return x
-        return x.view(*self.token_shape[site.layer], site.width)
-
-    def remove(self) -> None:
-        for handle in self.handles:
-            handle.remove()
-        self.handles.clear()
-
-
-def _position_index(positions, seq_len: int, device: torch.device) -> torch.Tensor:
-    if isinstance(positions, slice):
-        return torch.arange(seq_len, device=device)[positions]
-    return torch.as_tensor(positions, dtype=torch.long, device=device).reshape(-1)
-
-
-@dataclass
-class ActivationCapture:
-    """Activations recorded by :func:`capture_activations` (most recent forward pass).
-
-    ``activations[layer]`` is ``[batch, positions, neurons]``.
-    """
-
-    layers: tuple[int, ...]
-    activations: dict[int, torch.Tensor] = field(default_factory=dict)
-
-    def stacked(self) -> torch.Tensor:
-        """``[batch, layers, positions, neurons]`` for the captured layers in layer order."""
-        if not self.activations:
-            raise RuntimeError("no forward pass ran inside capture_activations")
-        return torch.stack([self.activations[layer] for layer in self.layers], dim=1)
-
-
-@contextmanager
-def capture_activations(
-    model: nn.Module,
-    positions: Sequence[int] | torch.Tensor | slice | None = None,
-    layers: Iterable[int] | None = None,
-    keep_grad: bool = False,
-) -> Iterator[ActivationCapture]:
-    """Record the neuron activations ``a`` (Eq. 2 of paper A) of every forward pass.
-
-    Parameters
-    ----------
-    model : a supported model (see :data:`FFN_MODULES`).
-    positions : sequence positions to keep (1-D indices or a slice); ``None`` keeps all.
-    layers : layer indices to record; ``None`` records every layer.
-    keep_grad : if False, stored tensors are detached. If True they stay in the graph
-        (and ``retain_grad()`` is called), so after ``loss.backward()``
-        ``capture.activations[layer].grad`` holds ``dL/da`` (paper B's attribution).
-        If ``a`` does not require grad (frozen model), the captured tensor is made a
-        leaf that does, and the forward continues from it.
-
-    Yields
-    ------
-    ActivationCapture whose ``activations[layer]`` is ``[batch, positions, neurons]``,
-    overwritten by each forward pass. Hooks run after any :func:`edit_activations`
-    hooks, so a capture sees edited values. Hooks are removed on exit, even on error.
-    """
-    sites = _select_sites(model, layers)
-    capture = ActivationCapture(layers=tuple(site.layer for site in sites))
-    hooks = _Hooks()
-
-    def make_hook(site: FFNSite):
-        def hook(module, args):
-            x = args[0]
-            a = hooks.as_tokens(site, x)
-            index = None if positions is None else _position_index(positions, a.shape[1], a.device)
-            captured = a if index is None else a.index_select(1, index)
-            if not keep_grad:
-                capture.activations[site.layer] = captured.detach()
-                return None
-            if not captured.requires_grad and torch.is_grad_enabled():
-                captured = captured.detach().requires_grad_(True)
-            if captured.requires_grad:
-                captured.retain_grad()
-            capture.activations[site.layer] = captured
-            if captured is x:
-                return None
-            # Continue the forward from the captured tensor so gradients reach it.
-            rebuilt = captured if index is None else a.index_copy(1, index, captured)
-            return (rebuilt.view(x.shape), *args[1:])
-
-        return hook
-
-    try:
-        for site in sites:
-            hooks.watch_token_shape(site)
-            hooks.handles.append(site.output_projection.register_forward_pre_hook(make_hook(site)))
-        yield capture
-    finally:
-        hooks.remove()
-
-
-NeuronValue = (
-    float | torch.Tensor | Callable[[torch.Size, torch.device, torch.dtype], torch.Tensor]
-)
-
-
-@dataclass(frozen=True, eq=False)  # eq=False: tensor fields compare by identity
-class NeuronEdit:
-    """An edit of some neurons of one layer, applied to ``a`` before the output projection.
-
-    Parameters
-    ----------
-    neurons : 1-D long tensor (or sequence) of neuron indices within the layer.
-    mode : ``"add"`` (``a + value``), ``"set"`` (``a = value``) or ``"scale"`` (``a * value``).
-    value : scalar, or tensor broadcastable to ``[batch, len(positions), len(neurons)]``;
-        or a callable ``value(shape, device, dtype) -> Tensor`` called on every forward
-        pass with that shape, e.g. to draw fresh Gaussian noise (paper A §4.2).
-    positions : sequence positions to edit (1-D indices); ``None`` edits every position.
-    """
-
-    neurons: torch.Tensor
-    mode: str
-    value: NeuronValue = 0.0
-    positions: torch.Tensor | None = None
-
-    def __post_init__(self) -> None:
-        if self.mode not in EDIT_MODES:
-            raise ValueError(f"edit mode {self.mode!r} is unknown; use one of {EDIT_MODES}")
-        object.__setattr__(
-            self, "neurons", torch.as_tensor(self.neurons, dtype=torch.long).reshape(-1)
-        )
-        if self.positions is not None:
-            positions = torch.as_tensor(self.positions, dtype=torch.long).reshape(-1)
-            object.__setattr__(self, "positions", positions)
-
-    def apply(self, a: torch.Tensor) -> torch.Tensor:
-        """Return an edited copy of ``a`` ``[batch, positions, width]``; other entries are
-        bit-identical and ``a`` itself is untouched."""
-        neurons = self.neurons.to(a.device)
-        if self.positions is None:
-            index = (slice(None), slice(None), neurons)
-        else:
-            index = (slice(None), self.positions.to(a.device)[:, None], neurons)
-        selected = a[index]  # [batch, positions, neurons]
-        value = self.value
-        if callable(value):
-            value = value(selected.shape, a.device, a.dtype)
-        value = torch.as_tensor(value, device=a.device, dtype=a.dtype)
-        if self.mode == "add":
-            new = selected + value
-        elif self.mode == "scale":
-            new = selected * value
-        else:
-            new = value.expand_as(selected)
-        edited = a.clone()
-        edited[index] = new
-        return edited
-
-
-@contextmanager
-def edit_activations(model: nn.Module, edits: Mapping[int, NeuronEdit]) -> Iterator[None]:
-    """Apply ``edits`` (layer -> :class:`NeuronEdit`) to ``a`` in every forward pass.
-
-    Forward pre-hooks on the output projections replace their input by an edited copy
-    (never in place), so autograd still works and non-selected neurons are bit-identical.
-    Hooks are prepended, so they run before any capture hook on the same module: a
-    :func:`capture_activations` inside or around this context sees the edited values.
-    Hooks are removed on exit, even on error.
-    """
-    sites = ffn_sites(model)
-    for layer, edit in edits.items():
-        if not 0 <= layer < len(sites):
-            raise ValueError(f"layer {layer} does not exist; the model has 0..{len(sites) - 1}")
-        width = sites[layer].width
-        if (
-            edit.neurons.numel()
-            and not 0 <= int(edit.neurons.min()) <= int(edit.neurons.max()) < width
-        ):
-            raise ValueError(f"neurons of the edit at layer {layer} must lie in 0..{width - 1}")
-    hooks = _Hooks()
-
-    def make_hook(site: FFNSite, edit: NeuronEdit):
-        def hook(module, args):
-            x = args[0]
-            edited = edit.apply(hooks.as_tokens(site, x))
-            return (edited.view(x.shape), *args[1:])
-
-        return hook
-
-    try:
-        for layer, edit in edits.items():
-            site = sites[layer]
-            hooks.watch_token_shape(site)
-            hooks.handles.append(
-                site.output_projection.register_forward_pre_hook(
-                    make_hook(site, edit), prepend=True
-                )
-            )
-        yield
-    finally:
-        hooks.remove()

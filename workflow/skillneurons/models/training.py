@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.models.prompted import EncodedSplit
+from skillneurons.models.encoding import EncodedSplit
 
 LOG = logging.getLogger(__name__)
 

@@ -61,8 +61,10 @@ import torch
 from tqdm.auto import tqdm
 
 from skillneurons.infra.io import atomic_path, read_metadata
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
-from skillneurons.models.sites import capture_activations, ffn_sites
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites
+from skillneurons.neurons.hooks import capture_activations
 
 #: Activations stored per sample, in this order.
 LAYOUT = "[layers, tokens, neurons]"

@@ -14,7 +14,7 @@ x (Figures 4, 11, 12, 13, 15). This module does that for any classifier:
 - rate ``r`` perturbs the first ``round(r * N)`` neurons of the order (N = all
   neurons, rounded half up; :func:`perturbed_count`);
 - the perturbation (:class:`PerturbationSettings`) is applied by
-  :func:`skillneurons.models.sites.edit_activations` at the input of each FFN output
+  :func:`skillneurons.neurons.hooks.edit_activations` at the input of each FFN output
   projection, so only the chosen neurons change and everything else is bit-identical;
 - :func:`perturbation_curve` returns the accuracy at every rate; rate 0 installs no
   hook at all and reproduces the unperturbed accuracy exactly.
@@ -38,7 +38,7 @@ that contains a backbone with FFN sites: prompt-tuned, adapter or BitFit models.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,10 +47,11 @@ import pyarrow as pa
 import torch
 
 from skillneurons.infra.io import write_table
-from skillneurons.models.prompted import EncodedSplit
-from skillneurons.models.sites import NeuronEdit, edit_activations, ffn_sites
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import accuracy
-from skillneurons.neurons.predictivity import task_order
+from skillneurons.neurons.hooks import NeuronEdit, edit_activations
+from skillneurons.neurons.ranking import Ranking, interleave_layers, split_flat
 from skillneurons.neurons.selectivity import selectivity_order
 
 LOG = logging.getLogger(__name__)
@@ -58,7 +59,6 @@ LOG = logging.getLogger(__name__)
 KINDS = ("gaussian", "zero", "baseline")
 POSITIONS = ("all", "prompt")
 DRAWS = ("sample", "position")
-SCOPES = ("global", "per_layer")
 
 #: Columns (and dtypes) of a perturbation-curve table (:func:`sweep_orders`).
 CURVE_COLUMNS = {
@@ -108,41 +108,6 @@ class PerturbationSettings:
 # --------------------------------------------------------------------------- orders
 
 
-def layer_offsets(widths: Sequence[int]) -> np.ndarray:
-    """First flat id of every layer, ``[layers + 1]`` (the last entry is the total)."""
-    return np.concatenate([[0], np.cumsum(np.asarray(widths, dtype=np.int64))])
-
-
-def interleave_layers(order: np.ndarray, widths: Sequence[int]) -> np.ndarray:
-    """Reorder ``order`` by (position within its layer, layer): every prefix of
-    ``len(widths) * k`` neurons then holds exactly each layer's first ``k`` neurons of
-    ``order`` — the per-layer top-k selection of the original code as one flat order."""
-    order = np.asarray(order, dtype=np.int64)
-    layer = np.searchsorted(layer_offsets(widths), order, side="right") - 1
-    position = np.empty_like(order)
-    for index in range(len(widths)):
-        chosen = layer == index
-        position[chosen] = np.arange(int(chosen.sum()))
-    return order[np.lexsort((layer, position))]
-
-
-def flat_order(ranking: pd.DataFrame, scope: str = "global") -> np.ndarray:
-    """A task's perturbation order from its ranking table (Figures 4, 11).
-
-    ``scope="global"`` is :func:`skillneurons.neurons.predictivity.task_order` (best first over
-    all layers; multi-class tasks take their subtasks in turn); ``"per_layer"``
-    interleaves it by layer (:func:`interleave_layers`). Returns int64 flat ids
-    ``layer * neurons + neuron``.
-    """
-    if scope not in SCOPES:
-        raise ValueError(f"ranking scope {scope!r} is unknown; use one of {SCOPES}")
-    order = task_order(ranking)
-    if scope == "global":
-        return order
-    layers = int(ranking["layer"].max()) + 1
-    return interleave_layers(order, [len(order) // layers] * layers)
-
-
 def random_orders(total: int, count: int, seed: int) -> list[np.ndarray]:
     """``count`` random permutations of ``range(total)`` (int64), reproducible from ``seed``."""
     generator = np.random.default_rng(seed)
@@ -154,19 +119,6 @@ def perturbed_count(rate: float, total: int) -> int:
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"perturbation rate must lie in [0, 1]; got {rate}")
     return int(np.floor(rate * total + 0.5))
-
-
-def split_flat(order: np.ndarray, widths: Sequence[int]) -> dict[int, torch.Tensor]:
-    """Flat ids -> ``{layer: int64 neuron indices}`` (layers without any are left out)."""
-    order = np.asarray(order, dtype=np.int64)
-    offsets = layer_offsets(widths)
-    if order.size and not 0 <= order.min() <= order.max() < offsets[-1]:
-        raise ValueError(f"flat neuron ids must lie in 0..{offsets[-1] - 1}")
-    layer = np.searchsorted(offsets, order, side="right") - 1
-    return {
-        int(index): torch.from_numpy(np.sort(order[layer == index] - offsets[index]))
-        for index in np.unique(layer)
-    }
 
 
 # --------------------------------------------------------------------------- edits
@@ -368,7 +320,7 @@ def sweep_orders(
 
 
 def perturbation_orders(
-    rankings: Mapping[str, pd.DataFrame],
+    rankings: Mapping[str, Ranking],
     selectivity: np.ndarray | None,
     random_count: int,
     seed: int,
@@ -378,39 +330,31 @@ def perturbation_orders(
 
     Parameters
     ----------
-    rankings : source task -> its ranking table (predictivity order, :func:`flat_order`).
+    rankings : source task -> its ranking (predictivity order, :meth:`Ranking.order`).
     selectivity : ``[layers, neurons]`` selectivity index of the evaluation task
         (:mod:`skillneurons.neurons.selectivity`), or None to leave that order out.
     random_count : number of random orders, drawn with ``seed`` (:func:`random_orders`).
     scope : ``"global"`` or ``"per_layer"`` (config ``ranking.scope``), applied to every
         order so that all of them perturb the same number of neurons per layer.
     """
-    orders = [
-        NamedOrder(task, "task", flat_order(table, scope)) for task, table in rankings.items()
-    ]
-    layers, total = _shape_of(rankings, selectivity)
-    widths = [total // layers] * layers
+    orders = [NamedOrder(task, "task", ranking.order(scope)) for task, ranking in rankings.items()]
+    if selectivity is not None:
+        layers, neurons = np.shape(selectivity)
+    elif rankings:
+        layers, neurons = next(iter(rankings.values())).shape
+    else:
+        raise ValueError("perturbation orders need at least one ranking or a selectivity index")
+    widths = [neurons] * layers
     if selectivity is not None:
         order = selectivity_order(selectivity)
         if scope == "per_layer":
             order = interleave_layers(order, widths)
         orders.append(NamedOrder("selectivity", "selectivity", order))
-    for repeat, order in enumerate(random_orders(total, random_count, seed)):
+    for repeat, order in enumerate(random_orders(layers * neurons, random_count, seed)):
         if scope == "per_layer":
             order = interleave_layers(order, widths)
         orders.append(NamedOrder("random", "random", order, repeat))
     return orders
-
-
-def _shape_of(rankings: Mapping[str, pd.DataFrame], selectivity) -> tuple[int, int]:
-    if selectivity is not None:
-        layers, neurons = np.shape(selectivity)
-        return layers, layers * neurons
-    if not rankings:
-        raise ValueError("perturbation orders need at least one ranking or a selectivity index")
-    table = next(iter(rankings.values()))
-    layers, neurons = int(table["layer"].max()) + 1, int(table["neuron"].max()) + 1
-    return layers, layers * neurons
 
 
 def trial_curve_frame(table: pd.DataFrame, eval_task: str, trial: int, kind: str) -> pd.DataFrame:
@@ -424,38 +368,6 @@ def trial_curve_frame(table: pd.DataFrame, eval_task: str, trial: int, kind: str
     frame.insert(4, "trial", np.full(len(frame), trial, dtype=np.int64))
     frame["kind"] = pd.array([kind] * len(frame), dtype="string")
     return frame
-
-
-def write_curves(
-    path: str,
-    frames: Sequence[pd.DataFrame],
-    identity: Mapping[str, object],
-    *,
-    samples: int,
-    rates: Sequence[float],
-    settings: Mapping[str, object],
-    seeds: Sequence[int],
-    scope: str,
-) -> None:
-    """Write one evaluation task's perturbation file atomically as Parquet:
-    ``results/{model}/perturbation/{eval_task}.parquet`` (or a tuning method's), the
-    :func:`perturb_trial` rows of every trial.
-
-    The metadata holds ``identity`` (``model``, ``eval_task`` and e.g. ``method``), the
-    sample count, the rates, the perturbation settings, the trials with their noise
-    seeds and the ranking scope.
-    """
-    frame = pd.concat(frames, ignore_index=True)
-    metadata = {
-        **identity,
-        "samples": samples,
-        "rates": list(rates),
-        "settings": dict(settings),
-        "trials": sorted(int(trial) for trial in frame["trial"].unique()),
-        "seeds": list(seeds),
-        "scope": scope,
-    }
-    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
 
 
 def perturb_trial(
@@ -486,6 +398,88 @@ def perturb_trial(
         classifier, split, orders, rates, perturbation, classifier.pad_id, batch_size, baseline
     )
     return trial_curve_frame(table, eval_task, trial, perturbation.kind)
+
+
+@dataclass(frozen=True)
+class TrialModel:
+    """One trained trial to perturb: its classifier, the encoded evaluation split, the
+    trial's noise seed (also the seed of its random orders) and, for the ``baseline``
+    kind, its ``a_bsl``."""
+
+    trial: int
+    seed: int
+    classifier: torch.nn.Module
+    split: EncodedSplit
+    baseline: np.ndarray | None = None
+
+
+def write_perturbation_file(
+    path: str,
+    trials: Iterable[TrialModel],
+    rankings: Mapping[str, Ranking],
+    selectivity: np.ndarray | None,
+    identity: Mapping[str, object],
+    *,
+    rates: Sequence[float],
+    settings: Mapping[str, object],
+    random_orders: int,
+    scope: str,
+    batch_size: int,
+) -> None:
+    """Sweep every trial in every order (:func:`perturbation_orders`) and rate, and write
+    one evaluation task's perturbation file atomically as Parquet:
+    ``results/{model}/perturbation/{eval_task}.parquet`` (or a tuning method's).
+
+    Rows are :func:`perturb_trial`'s for every trial. ``identity`` names the file
+    (``model``, ``eval_task`` and e.g. ``method``); the metadata also holds the sample
+    count, the rates, the perturbation settings, the trials with their noise seeds and
+    the ranking scope. ``trials`` may be a generator that loads each model in turn.
+    """
+    frames, seeds, samples = [], [], 0
+    for model in trials:
+        orders = perturbation_orders(rankings, selectivity, random_orders, model.seed, scope)
+        frames.append(
+            perturb_trial(
+                model.classifier,
+                model.split,
+                orders,
+                rates=rates,
+                settings=settings,
+                seed=model.seed,
+                batch_size=batch_size,
+                baseline=model.baseline,
+                eval_task=str(identity["eval_task"]),
+                trial=model.trial,
+            )
+        )
+        seeds.append(model.seed)
+        samples = len(model.split)
+    frame = pd.concat(frames, ignore_index=True)
+    metadata = {
+        **identity,
+        "samples": samples,
+        "rates": list(rates),
+        "settings": dict(settings),
+        "trials": sorted(int(trial) for trial in frame["trial"].unique()),
+        "seeds": seeds,
+        "scope": scope,
+    }
+    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
+
+
+def _check_curves(curves: pd.DataFrame) -> None:
+    required = ("eval_task", "order", "order_type", "trial", "rate", "accuracy")
+    missing = [column for column in required if column not in curves]
+    if missing:
+        raise ValueError(f"perturbation curves lack columns {missing}; expected {list(required)}")
+
+
+def trial_curves(curves: pd.DataFrame) -> pd.DataFrame:
+    """One curve per (eval_task, order, order_type, trial): random orders averaged over
+    their repeats. Columns eval_task, order, order_type, trial, rate, accuracy."""
+    _check_curves(curves)
+    keys = ["eval_task", "order", "order_type", "trial", "rate"]
+    return curves.groupby(keys, sort=False, as_index=False)["accuracy"].mean()
 
 
 def read_curves(paths: Sequence[str]) -> pd.DataFrame:

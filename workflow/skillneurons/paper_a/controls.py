@@ -85,8 +85,8 @@ def control_skill_neuron_accuracy(
     (:func:`skillneurons.paper_a.skill_neurons.skill_neuron_accuracy`); the dev and test
     activations go through temporary dumps, so memory stays bounded.
     """
+    from skillneurons.models.encoding import encode_frame
     from skillneurons.neurons.activations import baseline_activation, dump_activations
-    from skillneurons.paper_a.prompt_tuning import encode_frame
     from skillneurons.paper_a.skill_neurons import skill_neuron_accuracy
 
     encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}

@@ -16,41 +16,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
+
+from skillneurons.neurons.perturbation import trial_curves
+from skillneurons.reporting.stats import curve_area, task_correlation, zscore
 
 #: Columns of the neuronal-importance table (:func:`neuronal_importance`).
 IMPORTANCE_COLUMNS = ("eval_task", "source_task", "area", "area_sem", "importance")
 
 
 # --------------------------------------------------------------------------- areas
-
-
-def curve_area(rates: Sequence[float], accuracies: Sequence[float]) -> float:
-    """Trapezoid-rule area under ``accuracies`` over ``rates`` (sorted by rate)."""
-    x = np.asarray(rates, dtype=np.float64)
-    y = np.asarray(accuracies, dtype=np.float64)
-    order = np.argsort(x, kind="stable")
-    x, y = x[order], y[order]
-    return float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2.0))
-
-
-def _check_curves(curves: pd.DataFrame) -> None:
-    required = ("eval_task", "order", "order_type", "trial", "rate", "accuracy")
-    missing = [column for column in required if column not in curves]
-    if missing:
-        raise ValueError(f"perturbation curves lack columns {missing}; expected {list(required)}")
-
-
-def trial_curves(curves: pd.DataFrame) -> pd.DataFrame:
-    """One curve per (eval_task, order, order_type, trial): random orders averaged over
-    their repeats. Columns eval_task, order, order_type, trial, rate, accuracy."""
-    _check_curves(curves)
-    keys = ["eval_task", "order", "order_type", "trial", "rate"]
-    return curves.groupby(keys, sort=False, as_index=False)["accuracy"].mean()
 
 
 def curve_areas(curves: pd.DataFrame) -> pd.DataFrame:
@@ -86,13 +64,6 @@ def curve_areas(curves: pd.DataFrame) -> pd.DataFrame:
             gap = random_accuracy.loc[rates].to_numpy() - curve["accuracy"].to_numpy()
             rows.append((eval_task, order, order_type, trial, curve_area(rates, gap)))
     return pd.DataFrame(rows, columns=["eval_task", "order", "order_type", "trial", "area"])
-
-
-def zscore(values: np.ndarray) -> np.ndarray:
-    """``(x - mean) / std`` with the population std (``ddof=0``); zeros if std is 0."""
-    x = np.asarray(values, dtype=np.float64)
-    std = x.std()
-    return np.zeros_like(x) if std == 0 else (x - x.mean()) / std
 
 
 def _mean_sem(values: np.ndarray) -> tuple[float, float]:
@@ -195,67 +166,10 @@ def _mean_or_nan(values: pd.Series) -> float:
 # --------------------------------------------------------------------------- correlation
 
 
-def _check_pair(pred_a: np.ndarray, pred_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(pred_a, dtype=np.float64)
-    b = np.asarray(pred_b, dtype=np.float64)
-    if a.ndim != 2 or a.shape != b.shape:
-        raise ValueError(
-            f"predictivities must both be [layers, neurons] of one shape; got {a.shape}, {b.shape}"
-        )
-    return a, b
-
-
-def spearman_per_layer(pred_a: np.ndarray, pred_b: np.ndarray) -> np.ndarray:
-    """Spearman's rho between two ``[layers, neurons]`` arrays, layer by layer.
-
-    Average ranks for ties; NaN for a layer where either array is constant.
-    Returns float64 ``[layers]``.
-    """
-    a, b = _check_pair(pred_a, pred_b)
-    ranks_a = rankdata(a, axis=1)
-    ranks_b = rankdata(b, axis=1)
-    ranks_a -= ranks_a.mean(axis=1, keepdims=True)
-    ranks_b -= ranks_b.mean(axis=1, keepdims=True)
-    norm = np.sqrt((ranks_a**2).sum(axis=1) * (ranks_b**2).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(norm > 0, (ranks_a * ranks_b).sum(axis=1) / norm, np.nan)
-
-
-def task_correlation(pred_a: np.ndarray, pred_b: np.ndarray) -> tuple[np.ndarray, float]:
-    """Spearman correlation of two tasks' predictivity orders (Figures 5 and 14).
-
-    Parameters
-    ----------
-    pred_a, pred_b : float ``[layers, neurons]`` neuron scores of two tasks (e.g.
-        :func:`task_scores`).
-
-    Returns
-    -------
-    ``(per_layer, mean)``: float64 ``[layers]`` Spearman's rho within each layer
-    (Figure 14) and its mean over layers (Figure 5; layers with NaN are skipped).
-    """
-    per_layer = spearman_per_layer(pred_a, pred_b)
-    valid = per_layer[~np.isnan(per_layer)]
-    return per_layer, float(valid.mean()) if len(valid) else float("nan")
-
-
-def task_scores(ranking: pd.DataFrame) -> np.ndarray:
-    """A task's ``[layers, neurons]`` neuron scores from its ranking table: the trial-mean
-    predictivity (Eq. 6); for a multi-class task, the maximum over its subtasks."""
-    layers = int(ranking["layer"].max()) + 1
-    neurons = int(ranking["neuron"].max()) + 1
-    scores = np.full(layers * neurons, -np.inf)
-    flat = ranking["layer"].to_numpy(np.int64) * neurons + ranking["neuron"].to_numpy(np.int64)
-    np.maximum.at(scores, flat, ranking["predictivity"].to_numpy(np.float64))
-    if np.isinf(scores).any():
-        raise ValueError("ranking table does not cover every (layer, neuron)")
-    return scores.reshape(layers, neurons)
-
-
 def correlation_table(scores: Mapping[str, np.ndarray]) -> pd.DataFrame:
     """Per-layer Spearman correlations of every ordered pair of tasks (Figure 14).
 
-    ``scores`` maps task -> ``[layers, neurons]`` (:func:`task_scores`), in display
+    ``scores`` maps task -> ``[layers, neurons]`` (:meth:`Ranking.scores`), in display
     order. Returns columns ``layer`` (int64), ``task_a``, ``task_b``, ``spearman``,
     one row per layer and ordered pair (diagonal included, rho = 1).
     """

@@ -6,15 +6,12 @@ uniformly from the vocabulary, ranks the neurons with each draw, and reports the
 average Spearman correlation between the draws' predictivity orders (0.87).
 
 Sampling (:func:`sample_label_words`): the pool is the vocabulary's **whole-word
-tokens** (:func:`whole_word_ids`): tokens that are not special or placeholder tokens
-(see :func:`skillneurons.paper_a.word_selectivity.candidate_ids`), whose text is alphabetic,
-and that the tokenizer gives back as that single token when the text is a word of its
-own (so WordPiece ``##`` continuations and BPE word-internal pieces are out). The
-original code sampled any vocabulary id; a subword piece as a "word" makes the
-verbalizer of :mod:`skillneurons.models.verbalizer` ill-defined, hence the restriction. Draw
-``d`` uses a generator seeded with ``(seed, d)`` and takes the first ``num_labels``
-tokens of a permutation of the pool, so every task of a draw shares its first words
-and a draw is reproducible.
+tokens** (:func:`skillneurons.models.vocabulary.whole_word_ids`). The original code
+sampled any vocabulary id; a subword piece as a "word" makes the verbalizer of
+:mod:`skillneurons.models.verbalizer` ill-defined, hence the restriction. Draw ``d``
+uses a generator seeded with ``(seed, d)`` and takes the first ``num_labels`` tokens
+of a permutation of the pool, so every task of a draw shares its first words and a
+draw is reproducible.
 
 Agreement (:func:`agreement_row`): the Spearman rank correlation of two rankings'
 neuron predictivities exactly as for Figure 5 of paper A
@@ -28,26 +25,13 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
-from skillneurons.paper_a.importance import task_correlation, task_scores
-from skillneurons.paper_a.word_selectivity import candidate_ids
+from skillneurons.models.vocabulary import whole_word_ids
+from skillneurons.neurons.ranking import Ranking
+from skillneurons.reporting.stats import task_correlation
 
 #: Paper A's average Spearman correlation between the orders of 5 random label words.
 PAPER_AGREEMENT = 0.87
-
-
-def whole_word_ids(tokenizer) -> np.ndarray:
-    """Sorted int64 ids of the whole-word tokens of ``tokenizer`` (the module docstring)."""
-    ids = candidate_ids(tokenizer)
-    tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
-    texts = [tokenizer.convert_tokens_to_string([token]).strip() for token in tokens]
-    alpha = [i for i, text in enumerate(texts) if text.isalpha()]
-    encoded = tokenizer(
-        [" " + texts[i] for i in alpha], add_special_tokens=False, return_attention_mask=False
-    )["input_ids"]
-    keep = [ids[i] for i, pieces in zip(alpha, encoded, strict=True) if pieces == [ids[i]]]
-    return np.asarray(keep, dtype=np.int64)
 
 
 def sample_label_words(tokenizer, num_labels: int, seed: int, draw: int) -> list[str]:
@@ -67,9 +51,9 @@ def sample_label_words(tokenizer, num_labels: int, seed: int, draw: int) -> list
 
 def agreement_row(
     task: str,
-    draws: Sequence[pd.DataFrame],
+    draws: Sequence[Ranking],
     words: Sequence[Sequence[str]],
-    reference: pd.DataFrame,
+    reference: Ranking,
     test_accuracies: Sequence[float],
 ) -> dict:
     """One row of the §4.4 table for a task.
@@ -81,11 +65,11 @@ def agreement_row(
     every pair of draws; ``spearman_vs_label_words`` is its mean between each draw and
     ``reference``.
     """
-    scores = [task_scores(table) for table in draws]
+    scores = [ranking.scores() for ranking in draws]
     pairs = [task_correlation(a, b)[1] for a, b in itertools.combinations(scores, 2)]
     if not pairs:
         raise ValueError(f"task {task!r}: at least two draws are needed, got {len(draws)}")
-    base = task_scores(reference)
+    base = reference.scores()
     return {
         "task": task,
         "draws": len(draws),

@@ -1,10 +1,11 @@
 """Prompt-tuning trials (paper A, §2.1, appendix B) and their files.
 
-``results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors`` holds one
-tensor ``prompts`` ``[l, hidden]`` with JSON metadata (task, model, trial, seed,
-label words and ids, scoring mode, prompt length, layout). ``metrics.json`` next to
-it holds the dev curve, best step, dev and test accuracy, the test majority-class
-rate, label words, seed and the hash of the settings.
+``results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors`` is a prompt
+file (:func:`skillneurons.models.prompted.write_prompt`: tensor ``prompts``
+``[l, hidden]``, with task, model, trial, seed, label words and ids, scoring mode,
+prompt length and layout as metadata). ``metrics.json`` next to it holds the dev
+curve, best step, dev and test accuracy, the test majority-class rate, label words,
+seed and the hash of the settings.
 """
 
 from __future__ import annotations
@@ -14,31 +15,12 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import torch
 
-from skillneurons.infra.io import (
-    read_tensor_metadata,
-    read_tensors,
-    stable_hash,
-    write_json,
-    write_tensors,
-)
-from skillneurons.models.loading import LoadedModel, load_model
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier, encode_split
+from skillneurons.infra.io import stable_hash
+from skillneurons.models.encoding import encode_frame
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.training import TrainingSettings, majority_rate, result_metrics, train
 from skillneurons.models.verbalizer import SCORING
-
-
-def encode_frame(loaded: LoadedModel, frame: pd.DataFrame, max_length: int) -> EncodedSplit:
-    """Tokenize a split file's frame (see :mod:`skillneurons.data.splits`)."""
-    text_b = [b if isinstance(b, str) else None for b in frame["text_b"].tolist()]
-    return encode_split(
-        loaded.tokenizer, frame["text_a"].tolist(), text_b, frame["label"], max_length
-    )
-
-
-def build_classifier(
-    loaded: LoadedModel, label_words: Sequence[str], prompt_length: int, init_std: float, seed: int
-) -> PromptedClassifier:
-    return PromptedClassifier(loaded, label_words, prompt_length, init_std=init_std, seed=seed)
 
 
 def tune_prompts(
@@ -55,8 +37,8 @@ def tune_prompts(
     ``settings`` is the config's ``prompt_tuning`` block; ``seed`` seeds both the
     prompt initialisation and the data order of this trial.
     """
-    classifier = build_classifier(
-        loaded, label_words, settings["prompt_length"], settings["init_std"], seed
+    classifier = PromptedClassifier(
+        loaded, label_words, settings["prompt_length"], init_std=settings["init_std"], seed=seed
     )
     max_length = int(settings["max_length"])
     if classifier.max_input_length is not None and max_length > classifier.max_input_length:
@@ -84,48 +66,6 @@ def tune_prompts(
         ),
     }
     return classifier, metrics
-
-
-def write_prompt(
-    path: str, classifier: PromptedClassifier, metadata: Mapping[str, object]
-) -> None:
-    """Save the soft prompts ``[l, hidden]`` with their metadata as safetensors."""
-    layout = "[MASK] p_1..p_l input" if classifier.masked else "p_1..p_l input"
-    meta = {
-        **metadata,
-        "label_words": classifier.label_words,
-        "label_token_ids": classifier.label_ids,
-        "scoring": SCORING[classifier.kind],
-        "prompt_length": classifier.prompt_length,
-        "layout": layout,
-    }
-    write_tensors(path, classifier.prompt_state(), meta)
-
-
-def load_prompt(classifier: PromptedClassifier, path: str) -> None:
-    """Load tuned prompts from :func:`write_prompt`'s file into ``classifier``."""
-    state = read_tensors(path)
-    if state["prompts"].shape != classifier.prompts.shape:
-        raise ValueError(
-            f"{path}: prompts of shape {tuple(state['prompts'].shape)} do not fit a classifier "
-            f"with {tuple(classifier.prompts.shape)}"
-        )
-    classifier.load_prompt_state({"prompts": state["prompts"].to(classifier.prompts.dtype)})
-
-
-def load_tuned_classifier(
-    model: Mapping[str, object], prompt_path: str, device: torch.device | str = "cpu"
-) -> tuple[LoadedModel, PromptedClassifier]:
-    """Rebuild a prompt-tuned classifier from its model settings and prompt file."""
-    meta = read_tensor_metadata(prompt_path)
-    loaded = load_model(**model)
-    classifier = build_classifier(loaded, meta["label_words"], meta["prompt_length"], 0.03, 0)
-    load_prompt(classifier, prompt_path)
-    return loaded, classifier.to(device)
-
-
-def write_metrics(path: str, metrics: Mapping[str, object]) -> None:
-    write_json(path, metrics)
 
 
 def prompt_tuning_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:

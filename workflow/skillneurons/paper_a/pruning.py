@@ -40,18 +40,19 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import torch
 
 from skillneurons.infra.io import read_json, read_tensors, write_json, write_tensors
+from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.loading import LoadedModel, load_model
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.prompted import PromptedClassifier, write_prompt
 from skillneurons.models.sites import ffn_sites, output_weight, shrink_site
 from skillneurons.models.training import TrainingSettings, result_metrics, train
-from skillneurons.neurons.predictivity import top_neurons
-from skillneurons.paper_a.prompt_tuning import build_classifier
+from skillneurons.neurons.ranking import Ranking
 
 FROZEN_BASELINES = ("prompt_mean", "input_mean")
 
@@ -68,46 +69,20 @@ def pruned_layers(num_layers: int, layers_fraction: float) -> list[int]:
     return list(range(num_layers - count, num_layers))
 
 
-def ranking_predictivity(table: pd.DataFrame) -> dict[str | None, np.ndarray]:
-    """``[layers, neurons]`` predictivity per subtask from a rankings table.
-
-    Keys are the subtask names in table order (``None`` for a binary task), the order
-    in which subtasks take turns in :func:`skillneurons.neurons.predictivity.top_neurons`.
-    """
-    layers = int(table["layer"].max()) + 1
-    neurons = int(table["neuron"].max()) + 1
-    subtask = table["subtask"].astype("string")
-    keys = [None] if subtask.isna().all() else list(pd.unique(subtask.dropna()))
-    out = {}
-    for key in keys:
-        rows = table if key is None else table[(subtask == key).to_numpy()]
-        pred = np.full((layers, neurons), np.nan)
-        pred[rows["layer"].to_numpy(), rows["neuron"].to_numpy()] = rows["predictivity"]
-        if np.isnan(pred).any():
-            raise ValueError(f"ranking of subtask {key!r} does not cover every neuron")
-        out[key] = pred
-    return out
-
-
 def kept_neurons(
-    ranking: pd.DataFrame, layers: Sequence[int], keep: float, per_layer: bool
+    ranking: Ranking, layers: Sequence[int], keep: float, per_layer: bool
 ) -> dict[int, np.ndarray]:
     """Sorted int64 indices of the neurons kept in each pruned layer.
 
     Parameters
     ----------
-    ranking : the task's rankings table (``results/{model}/rankings/{task}.parquet``).
+    ranking : the task's ranking (``results/{model}/rankings/{task}.parquet``).
     layers : the pruned layers (:func:`pruned_layers`).
     keep : fraction of neurons kept, in (0, 1] (paper: 0.02), rounded half up, at
         least one: per layer when ``per_layer``, else over the pruned layers together.
     """
-    layers = list(layers)
-    preds = {key: pred[layers] for key, pred in ranking_predictivity(ranking).items()}
-    chosen = top_neurons(preds, float(keep), per_layer=per_layer)
-    return {
-        layer: np.sort(chosen[chosen[:, 0] == position, 1]).astype(np.int64)
-        for position, layer in enumerate(layers)
-    }
+    chosen = ranking.top(float(keep), per_layer=per_layer, layers=layers)
+    return {layer: np.sort(chosen[chosen[:, 0] == layer, 1]).astype(np.int64) for layer in layers}
 
 
 def frozen_values(baselines: Mapping[str, torch.Tensor], frozen_baseline: str) -> torch.Tensor:
@@ -284,7 +259,9 @@ def retune_prompts(
     draw with ``training.seed``. Returns the classifier (best dev state) and metrics:
     dev curve, best step, steps, dev and test accuracy.
     """
-    classifier = build_classifier(loaded, label_words, prompt_length, init_std, training.seed)
+    classifier = PromptedClassifier(
+        loaded, label_words, prompt_length, init_std=init_std, seed=training.seed
+    )
     if initial_prompts is not None:
         classifier.load_prompt_state({"prompts": initial_prompts.to(classifier.prompts.dtype)})
     pad_id = classifier.pad_id
@@ -295,6 +272,70 @@ def retune_prompts(
         **result_metrics(classifier, result, encoded["test"], training.eval_batch_size, pad_id),
     }
     return classifier, metrics
+
+
+@dataclass(frozen=True)
+class PrunedTrialFiles:
+    """Where one pruned trial goes: ``model.safetensors`` and ``model.json`` (the pruned
+    model, :func:`save_pruned_model`), the re-tuned ``prompt.safetensors`` and
+    ``metrics.json``."""
+
+    model: str
+    config: str
+    prompt: str
+    metrics: str
+
+
+def prune_trial(
+    base: LoadedModel,
+    ranking: Ranking,
+    baselines: Mapping[str, torch.Tensor],
+    tuned_prompts: torch.Tensor,
+    encoded: Mapping[str, EncodedSplit],
+    files: PrunedTrialFiles,
+    *,
+    identity: Mapping[str, object],
+    base_settings: Mapping[str, object],
+    label_words: Sequence[str],
+    prompt_tuning: Mapping[str, object],
+    pruning: Mapping[str, object],
+    per_layer: bool,
+    seed: int,
+) -> dict:
+    """Prune ``base`` to a task's skill neurons for one trial, re-tune its prompts and
+    write the trial's files (paper A, §6.1, Table 4).
+
+    The top ``pruning["keep"]`` skill neurons of ``ranking`` stay in the top
+    ``layers_fraction`` of the layers (:func:`kept_neurons`); the others are frozen at
+    the trial's baseline (``baselines``, a ``baseline.safetensors`` file's tensors;
+    :func:`frozen_values`) and folded into the output bias. The prompts re-tuned on
+    the pruned model start from the trial's ``tuned_prompts`` (``prompt_init``
+    ``tuned``) or a fresh draw. ``base_settings`` are ``base``'s :func:`load_model`
+    settings, stored so that the pruned model can be rebuilt. Returns the metrics.
+    """
+    layers = pruned_layers(len(ffn_sites(base.model)), pruning["layers_fraction"])
+    kept = kept_neurons(ranking, layers, pruning["keep"], per_layer)
+    values = frozen_values(baselines, pruning["frozen_baseline"])
+    pruned = pruned_copy(base, kept, values)
+    classifier, metrics = retune_prompts(
+        pruned,
+        encoded,
+        label_words=label_words,
+        prompt_length=tuned_prompts.shape[0],
+        init_std=prompt_tuning["init_std"],
+        initial_prompts=tuned_prompts if pruning["prompt_init"] == "tuned" else None,
+        training=retuning_settings(prompt_tuning, pruning, seed),
+    )
+    original, count = parameter_count(base.model), parameter_count(pruned.model)
+    sizes = {"parameters": count, "original_parameters": original}
+    sizes["parameter_fraction"] = count / original
+    config = {**identity, "base": dict(base_settings), **sizes}
+    config.update({key: pruning[key] for key in ("keep", "layers_fraction", "frozen_baseline")})
+    save_pruned_model(files.model, files.config, pruned.model, kept, config)
+    write_prompt(files.prompt, classifier, {**identity, "seed": seed, "pruned": True})
+    metrics = {**identity, **metrics, **sizes, "seed": seed}
+    write_json(files.metrics, metrics)
+    return metrics
 
 
 def pruning_table(
@@ -310,7 +351,7 @@ def pruning_table(
     "mean ± std" over trials in %; parameter fraction, speedup (wall clock), CPU-time
     speedup and FLOP bound are means over trials; ``efficiency`` is speedup / bound.
     """
-    from skillneurons.paper_a.skill_neurons import accuracy_summary
+    from skillneurons.reporting.stats import accuracy_summary
 
     rows = []
     for task in dict.fromkeys(m["task"] for m in prompt_metrics):

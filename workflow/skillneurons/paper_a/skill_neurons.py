@@ -37,8 +37,9 @@ from skillneurons.neurons.predictivity import (
     neuron_accuracy,
     neuron_predictivity,
     neuron_sign,
-    ranking_table,
 )
+from skillneurons.neurons.ranking import ranking_table
+from skillneurons.reporting.stats import accuracy_summary
 
 #: Predictivity definitions stored per trial: the paper's (max over prompt tokens of
 #: max(Acc, 1-Acc)), appendix G's alternatives, and Figure 3's input-token baselines.
@@ -258,13 +259,6 @@ def read_groups(dev_path: str, subtask_paths: Sequence[str] = ()) -> dict[str, S
     return subtask_groups(read_split(dev_path)[0], subtasks)
 
 
-def top_cell(ranking: pd.DataFrame, subtask: str | None = None) -> tuple[int, int, int]:
-    """(layer, best token, neuron) of the top-ranked neuron of a task or subtask."""
-    rows = ranking if subtask is None else ranking[ranking["subtask"] == subtask]
-    best = rows.sort_values("rank").iloc[0]
-    return int(best["layer"]), int(best["best_token"]), int(best["neuron"])
-
-
 def cell_name(cell: tuple[int, int, int]) -> str:
     return "L{}T{}N{}".format(*cell)
 
@@ -287,13 +281,6 @@ def predictivity_panels(
             panel = task if group == BINARY_GROUP else f"{task}: {group}"
             panels.setdefault(panel, {k: [] for k in keys})[key].append(arrays[name])
     return panels
-
-
-def accuracy_summary(values: Sequence[float]) -> tuple[float, float, str]:
-    """Mean, sample std and "mean ± std" in percent of accuracies over trials."""
-    array = np.asarray(values, dtype=np.float64)
-    std = float(array.std(ddof=1)) if len(array) > 1 else 0.0
-    return float(array.mean()), std, f"{100 * array.mean():.1f} ± {100 * std:.1f}"
 
 
 def skill_neuron_table(

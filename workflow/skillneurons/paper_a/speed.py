@@ -20,46 +20,15 @@ falls a little short of the bound.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable, Mapping
 
 import torch
 from torch import nn
 from transformers.pytorch_utils import Conv1D
 
+from skillneurons.infra.timing import interleaved_times, timing_summary
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites
-
-
-def interleaved_times(
-    runs: Mapping[str, Callable[[], object]], repeats: int, warmup: int = 2
-) -> dict[str, dict[str, list[float]]]:
-    """Seconds of ``repeats`` calls of each run, taken in turns after ``warmup`` untimed
-    rounds. Returns name -> ``{"wall": [...], "cpu": [...]}``: wall-clock time and the
-    process's CPU time (all its threads) of each call."""
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
-    for _ in range(warmup):
-        for run in runs.values():
-            run()
-    times = {name: {"wall": [], "cpu": []} for name in runs}
-    for _ in range(repeats):
-        for name, run in runs.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            run()
-            times[name]["cpu"].append(time.process_time() - cpu)
-            times[name]["wall"].append(time.perf_counter() - wall)
-    return times
-
-
-def timing_summary(times: list[float]) -> dict[str, float]:
-    """Median, minimum and spread (max - min) of a list of seconds."""
-    return {
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "spread_s": max(times) - min(times),
-    }
 
 
 def _linear_shape(module: nn.Module) -> tuple[int, int] | None:

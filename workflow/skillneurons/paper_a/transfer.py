@@ -18,7 +18,9 @@ over target tasks). This module computes
 - per target task, Spearman's correlation between ON and transfer accuracy over the
   source tasks, its average over targets (paper A) and a correlation pooled within
   targets that also counts targets with only two sources
-  (:func:`indicator_correlations`, :func:`pooled_spearman`).
+  (:func:`indicator_correlations`, :func:`pooled_spearman`);
+- the points of Figure A-S6.2 (:func:`scatter_points`), drawn by
+  :func:`skillneurons.reporting.figures.transfer_scatter`.
 
 Pairs table (``results/{model}/transfer/pairs.parquet``): one row per source, target
 and trial with ``transfer_accuracy``, ``on_all`` and ``on_skill`` (float64).
@@ -33,12 +35,12 @@ import pandas as pd
 import torch
 
 from skillneurons.infra.io import read_tensor_metadata
+from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.loading import LoadedModel
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
-from skillneurons.models.sites import capture_activations
+from skillneurons.models.prompted import PromptedClassifier, load_prompt
 from skillneurons.models.training import accuracy
-from skillneurons.neurons.predictivity import top_neurons
-from skillneurons.paper_a.pruning import ranking_predictivity
+from skillneurons.neurons.hooks import capture_activations
+from skillneurons.neurons.ranking import Ranking
 
 POSITIONS = ("answer", "prompts")
 MEASURES = ("cosine", "jaccard")
@@ -118,16 +120,13 @@ def transfer_evaluation(
     ((source, target, trial) -> accuracy) and ``states`` ((task, trial) ->
     :func:`activation_state`).
     """
-    from skillneurons.paper_a.prompt_tuning import build_classifier, load_prompt
-
     lengths = {read_tensor_metadata(path)["prompt_length"] for path in prompt_files.values()}
     if len(lengths) != 1:
         raise ValueError(f"prompts of different lengths {sorted(lengths)} cannot be swapped")
     length = lengths.pop()
     trials = sorted({trial for _, trial in prompt_files})
     classifiers = {
-        task: build_classifier(loaded, words, length, 0.03, 0)
-        for task, words in label_words.items()
+        task: PromptedClassifier(loaded, words, length) for task, words in label_words.items()
     }
     accuracies, states = {}, {}
     for source, target in transfer_pairs(label_words):
@@ -143,16 +142,14 @@ def transfer_evaluation(
     return accuracies, states
 
 
-def skill_neuron_mask(ranking: pd.DataFrame, fraction: float, per_layer: bool) -> np.ndarray:
+def skill_neuron_mask(ranking: Ranking, fraction: float, per_layer: bool) -> np.ndarray:
     """``[layers, neurons]`` bool: the task's top ``fraction`` skill neurons (paper: 20%).
 
     Chosen over all layers, or within each layer when ``per_layer`` (``ranking.scope``);
     multi-class tasks take their subtasks' best neurons in turn (§3.2).
     """
-    preds = ranking_predictivity(ranking)
-    shape = next(iter(preds.values())).shape
-    chosen = top_neurons(preds, float(fraction), per_layer=per_layer)
-    mask = np.zeros(shape, dtype=bool)
+    chosen = ranking.top(float(fraction), per_layer=per_layer)
+    mask = np.zeros(ranking.shape, dtype=bool)
     mask[chosen[:, 0], chosen[:, 1]] = True
     return mask
 
@@ -306,46 +303,10 @@ def transfer_matrix(pairs: pd.DataFrame) -> pd.DataFrame:
     return matrix.reset_index()
 
 
-def transfer_scatter(
-    pairs: pd.DataFrame, correlations: pd.DataFrame, title: str, include_self: bool = False
-):
-    """Figure A-S6.2: transfer accuracy against ON, all neurons vs top skill neurons.
-
-    One point per (source, target) pair (means over trials; self-transfer only when
-    ``include_self``), coloured by target; each panel's title gives the average
-    and pooled Spearman correlations of ``correlations`` (:func:`indicator_correlations`).
-    """
-    from skillneurons.reporting.figures import plt
-
+def scatter_points(pairs: pd.DataFrame, include_self: bool = False) -> pd.DataFrame:
+    """Figure A-S6.2's points: one per (source, target) pair, means over trials
+    (:func:`mean_over_trials`); self-transfer only when ``include_self``."""
     means = mean_over_trials(pairs)
     if not include_self:
         means = means[means["source"] != means["target"]]
-    summary = correlations.set_index("target")
-    figure, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
-    targets = list(dict.fromkeys(means["target"]))
-    colors = plt.get_cmap("tab10")
-    panels = (("on_all", "all neurons (Su et al.)"), ("on_skill", "top skill neurons"))
-    for axis, (column, name) in zip(axes, panels, strict=True):
-        for position, target in enumerate(targets):
-            chosen = means[means["target"] == target]
-            axis.scatter(
-                chosen[column],
-                chosen["transfer_accuracy"],
-                s=22,
-                color=colors(position % 10),
-                label=target,
-            )
-        mean, pooled = summary.loc[["average", "pooled"], f"spearman_{column[3:]}"]
-        shown = "n/a (no target with 3+ sources)" if np.isnan(mean) else f"{mean:.2f}"
-        axis.set_title(
-            f"ON over {name}\nmean Spearman ρ over targets: {shown}\n"
-            f"pooled within targets: {pooled:.2f}",
-            fontsize=9,
-        )
-        axis.set_xlabel("overlap rate of activated neurons (ON)", fontsize=8)
-        axis.tick_params(labelsize=7)
-    axes[0].set_ylabel("zero-shot transfer accuracy", fontsize=8)
-    axes[1].legend(fontsize=7, title="target", title_fontsize=7, loc="best")
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
-    return figure
+    return means

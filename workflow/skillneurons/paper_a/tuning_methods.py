@@ -27,7 +27,7 @@ label words and settings as metadata (:func:`write_tuned`, :func:`load_method_cl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,8 +35,9 @@ import torch
 
 from skillneurons.infra.io import read_tensor_metadata, read_tensors, stable_hash, write_tensors
 from skillneurons.models.adapters import HoulsbyAdapters
+from skillneurons.models.encoding import EncodedSplit, encode_frame
 from skillneurons.models.loading import LoadedModel, load_model
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
+from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.training import (
     TrainingSettings,
     load_trainable_state,
@@ -46,7 +47,8 @@ from skillneurons.models.training import (
     trainable_state,
 )
 from skillneurons.neurons.activations import baseline_activation, input_token_activations
-from skillneurons.paper_a.prompt_tuning import encode_frame, prompt_tuning_table
+from skillneurons.neurons.perturbation import TrialModel
+from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
 METHODS = ("adapter", "bitfit")
 
@@ -186,6 +188,34 @@ def input_baseline(
         classifier, split, batch_size, reduce=input_token_activations, max_samples=max_samples
     )
     return block[:, :1].numpy()
+
+
+def method_trials(
+    model: Mapping[str, object],
+    weights: Sequence[str],
+    trials: Sequence[int],
+    seeds: Sequence[int],
+    test: pd.DataFrame,
+    train: pd.DataFrame | None,
+    *,
+    device: torch.device | str,
+    max_length: int,
+    batch_size: int,
+    baseline_samples: int | None,
+) -> Iterator[TrialModel]:
+    """Each trained trial of a method, loaded in turn, ready to perturb (paper A, §5).
+
+    ``weights`` are the trials' weights files; ``test`` the evaluation samples; ``train``
+    the training split when the ``baseline`` perturbation kind needs ``a_bsl``
+    (:func:`input_baseline` over its first ``baseline_samples`` rows), else None.
+    """
+    for trial, path, seed in zip(trials, weights, seeds, strict=True):
+        loaded, classifier = load_method_classifier(model, path, device)
+        baseline = None
+        if train is not None:
+            encoded = encode_frame(loaded, train, max_length)
+            baseline = input_baseline(classifier, encoded, batch_size, baseline_samples)
+        yield TrialModel(trial, seed, classifier, encode_frame(loaded, test, max_length), baseline)
 
 
 def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:

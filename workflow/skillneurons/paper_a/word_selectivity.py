@@ -22,28 +22,25 @@ Choices made here (the paper leaves them open):
 - Special tokens (``[CLS]``, ``[SEP]``, ``[PAD]``, ``<s>`` ... : the tokenizer's
   ``all_special_ids``) and placeholder tokens written in brackets (``[unused12]``,
   ``<extra_id_0>``, ``<|endoftext|>``) are skipped in both rankings
-  (:func:`candidate_ids`); subword pieces (``##ing``, ``Ġgood``) are kept, as in the
-  paper's tables.
+  (:func:`skillneurons.models.vocabulary.candidate_ids`); subword pieces (``##ing``,
+  ``Ġgood``) are kept, as in the paper's tables.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.infra.io import read_tensor_metadata
-from skillneurons.models.loading import LoadedModel
-from skillneurons.models.prompted import EncodedSplit, PromptedClassifier
-from skillneurons.models.sites import capture_activations, ffn_sites, input_weight
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites, input_weight
 from skillneurons.models.training import batches_by_length
-from skillneurons.paper_a.prompt_tuning import build_classifier, load_prompt
+from skillneurons.models.vocabulary import candidate_ids
+from skillneurons.neurons.hooks import capture_activations
 
-#: Bracketed placeholder tokens: [unused12], [PAD], <s>, <extra_id_0>, <|endoftext|>.
-PLACEHOLDER = re.compile(r"^(\[[^\]]*\]|<[^>]*>)$")
 #: Columns of the word-selectivity file (one row per listed token).
 COLUMNS = (
     "task",
@@ -58,32 +55,6 @@ COLUMNS = (
     "count",
 )
 MEASURES = ("cosine", "activation")
-
-
-def candidate_ids(tokenizer, vocab_size: int | None = None) -> np.ndarray:
-    """Vocabulary ids eligible for the word lists: all but special and placeholder tokens.
-
-    ``vocab_size`` bounds the ids (an embedding matrix may have fewer or padded rows);
-    default ``len(tokenizer)``. Returns sorted int64 ids.
-    """
-    size = len(tokenizer) if vocab_size is None else min(len(tokenizer), vocab_size)
-    tokens = tokenizer.convert_ids_to_tokens(list(range(size)))
-    special = set(tokenizer.all_special_ids)
-    keep = [
-        i
-        for i, token in enumerate(tokens)
-        if i not in special and token is not None and not PLACEHOLDER.match(token)
-    ]
-    return np.asarray(keep, dtype=np.int64)
-
-
-def tuned_classifier(loaded: LoadedModel, prompt_path: str) -> PromptedClassifier:
-    """The prompt-tuned classifier of ``prompt_path`` on an already loaded backbone (one
-    model load serves every task of a job)."""
-    meta = read_tensor_metadata(prompt_path)
-    classifier = build_classifier(loaded, meta["label_words"], meta["prompt_length"], 0.03, 0)
-    load_prompt(classifier, prompt_path)
-    return classifier.to(loaded.model.device)
 
 
 def cosine_similarity(embeddings: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:

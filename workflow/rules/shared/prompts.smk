@@ -1,0 +1,39 @@
+"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task x trial. Paper A's
+skill neurons are read on these prompts; paper B compares its neurons with them."""
+
+# What a prompt-tuning job reads of the prompt_tuning section (not trials).
+PROMPT_TUNING_KEYS = [
+    "prompt_length",
+    "init_std",
+    "learning_rate",
+    "batch_size",
+    "eval_batch_size",
+    "max_steps",
+    "eval_every",
+    "patience",
+    "max_length",
+]
+
+
+rule prompt_tuning:
+    input:
+        **{split: f"data/splits/{{task}}/{split}.parquet" for split in SPLITS},
+    output:
+        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
+    log:
+        "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        model=lambda w: MODELS[w.model],
+        label_words=lambda w: label_words(w.task),
+        random_words=None,
+        settings=pick("prompt_tuning", PROMPT_TUNING_KEYS),
+        seed=lambda w: config["seed"] + int(w.trial),
+    script:
+        "../../scripts/shared/prompt_tuning.py"

@@ -1,0 +1,35 @@
+"""Skill-neuron rankings (paper A, §3.1-3.2): the predictivity of every neuron under every
+definition, each task's ranking and each trial's top skill neuron. Paper B compares its
+task-specific neurons with these rankings."""
+
+
+rule rank_neurons:
+    input:
+        dev="data/splits/{task}/dev.parquet",
+        subtasks=lambda w: subtask_files(w.task, "dev"),
+        baselines=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        ),
+        dev_dumps=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/dev.parquet"
+        ),
+        dev_input_dumps=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/dev_input.parquet"
+        ),
+        test_dumps=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/test.parquet"
+        ),
+    output:
+        ranking="results/{model}/rankings/{task}.parquet",
+        predictivity="results/{model}/predictivity/{task}.safetensors",
+        top_neurons="results/{model}/skill_neurons/tuned/{task}.json",
+    log:
+        "logs/{model}/rankings/{task}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../../scripts/shared/rank_neurons.py"

@@ -1,0 +1,48 @@
+"""Rule perturbation_curves: accuracy of every prompt-tuned trial of an evaluation task
+on its test split while neurons are perturbed in every order (each source task's
+predictivity order, random orders, the selectivity index) at every rate (paper A, §4.2,
+Figures 4, 11 and 15). One model load serves every trial."""
+
+from skillneurons.data.splits import read_split
+from skillneurons.infra.io import read_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.encoding import encode_frame
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.prompted import classifier_from_prompt_file
+from skillneurons.neurons.perturbation import TrialModel, write_perturbation_file
+from skillneurons.neurons.ranking import Ranking
+from skillneurons.neurons.selectivity import read_selectivity
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
+    rankings = dict(zip(params.sources, map(Ranking.from_parquet, inputs.rankings), strict=True))
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    test = read_split(inputs.test)[0]
+    if params.max_test_samples is not None:
+        test = test.head(params.max_test_samples)
+    split = encode_frame(loaded, test, params.max_length)
+    baselines = inputs.get("baselines") or [None] * len(params.trials)
+    trials = (
+        TrialModel(
+            trial,
+            seed,
+            classifier_from_prompt_file(loaded, prompt),
+            split,
+            read_tensors(baseline)["prompt"].numpy() if baseline else None,
+        )
+        for trial, prompt, seed, baseline in zip(
+            params.trials, inputs.prompts, params.seeds, baselines, strict=True
+        )
+    )
+    write_perturbation_file(
+        snakemake.output[0],
+        trials,
+        rankings,
+        read_selectivity(inputs.selectivity),
+        {"model": wildcards.model, "eval_task": wildcards.task},
+        rates=params.rates,
+        settings=params.settings,
+        random_orders=params.random_orders,
+        scope=params.scope,
+        batch_size=params.batch_size,
+    )

@@ -1,0 +1,38 @@
+"""Rule tuning_method_perturbation: accuracy of every adapter or BitFit trial of a task
+on its test split while neurons are perturbed in each source task's prompt-tuning
+predictivity order and in random orders (paper A, §5, Figures 7, 12, 13)."""
+
+from skillneurons.data.splits import read_split
+from skillneurons.infra.device import configure_torch
+from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.perturbation import write_perturbation_file
+from skillneurons.neurons.ranking import Ranking
+from skillneurons.paper_a.tuning_methods import method_trials
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
+    rankings = dict(zip(params.sources, map(Ranking.from_parquet, inputs.rankings), strict=True))
+    device = configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))
+    write_perturbation_file(
+        snakemake.output[0],
+        method_trials(
+            params.model,
+            inputs.weights,
+            params.trials,
+            params.seeds,
+            read_split(inputs.test)[0].iloc[: params.max_test_samples],
+            read_split(inputs.train)[0] if inputs.get("train") else None,
+            device=device,
+            max_length=params.max_length,
+            batch_size=params.batch_size,
+            baseline_samples=params.baseline_samples,
+        ),
+        rankings,
+        None,
+        {"model": wildcards.model, "method": wildcards.method, "eval_task": wildcards.task},
+        rates=params.rates,
+        settings=params.settings,
+        random_orders=params.random_orders,
+        scope=params.scope,
+        batch_size=params.batch_size,
+    )

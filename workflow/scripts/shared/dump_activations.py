@@ -1,0 +1,56 @@
+"""Rule dump_activations: from one model load, the baseline of Eq. 3 (the mean training
+activation of every neuron at every prompt token, [layers, tokens, neurons], and of the
+input-token mean/max), then dev and test activations at the prompt tokens and dev's
+input-token mean/max (Figure 3's baselines) as float16 Parquet with one row group per
+batch (paper A, §3.1)."""
+
+from skillneurons.data.splits import read_split
+from skillneurons.infra.io import write_tensors
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.encoding import encode_frame
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.prompted import classifier_from_prompt_file
+from skillneurons.neurons.activations import (
+    baseline_activation,
+    dump_activations,
+    input_token_activations,
+    prompt_activations,
+)
+
+DUMPS = {
+    "dev": ("dev", prompt_activations),
+    "test": ("test", prompt_activations),
+    "dev_input": ("dev", input_token_activations),
+}
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    classifier = classifier_from_prompt_file(loaded, inputs.prompt)
+    train = encode_frame(loaded, read_split(inputs.train)[0], params.max_length)
+    options = {"batch_size": params.batch_size, "max_samples": params.baseline_samples}
+    baselines = {
+        "prompt": baseline_activation(classifier, train, **options, progress=True),
+        "input_mean_max": baseline_activation(
+            classifier, train, **options, reduce=input_token_activations, progress=True
+        ),
+    }
+    layout = {"layout": "[layers, tokens, neurons]"}
+    write_tensors(snakemake.output.baseline, baselines, {**dict(wildcards.items()), **layout})
+    for output, (split, reduce) in DUMPS.items():
+        frame, split_meta = read_split(inputs[split])
+        dump_activations(
+            classifier,
+            encode_frame(loaded, frame, params.max_length),
+            frame["idx"].tolist(),
+            snakemake.output[output],
+            batch_size=params.batch_size,
+            max_samples=params.max_samples,
+            reduce=reduce,
+            metadata={
+                **dict(wildcards.items()),
+                "split": split,
+                "label_names": split_meta["label_names"],
+            },
+            progress=True,
+        )

@@ -1,0 +1,24 @@
+"""Rules prompt_tuning and prompt_tuning_random_words: one prompt-tuning trial of a model
+on a task (paper A, §2.1), with the configured label words or, for §4.4, with a draw of
+random whole words from the model's vocabulary (``params.random_words``)."""
+
+from skillneurons.data.splits import read_split
+from skillneurons.data.tasks import SPLITS
+from skillneurons.infra.io import write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.prompted import write_prompt
+from skillneurons.paper_a.label_word_sampling import sample_label_words
+from skillneurons.paper_a.prompt_tuning import tune_prompts
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    params, wildcards = snakemake.params, snakemake.wildcards
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    words = params.label_words or sample_label_words(loaded.tokenizer, **params.random_words)
+    splits = {split: read_split(snakemake.input[split])[0] for split in SPLITS}
+    classifier, metrics = tune_prompts(
+        loaded, splits, label_words=words, settings=params.settings, seed=params.seed
+    )
+    identity = {key: int(v) if key in ("trial", "draw") else v for key, v in wildcards.items()}
+    write_prompt(snakemake.output.prompt, classifier, {**identity, "seed": params.seed})
+    write_json(snakemake.output.metrics, {**identity, **metrics})

@@ -1,0 +1,228 @@
+"""Paper A's figure registry: every figure and table, its files and the rule writing it.
+
+See :mod:`skillneurons.reporting.registry` for what the registry drives (rule outputs,
+``rule all`` and ``rule paper_a``, the README's figure table, report categories).
+Features that outputs may require (set by ``workflow/rules/paper_a/targets.smk``):
+
+``histogram_task``   a binary task is configured (A-F1)
+``scatter_task``     a task with binary subtasks is configured (A-F2)
+``random_label_words``  ``random_label_words.tasks`` is not empty (§4.4)
+``tuning_methods``   a tuning method and a task to train it on are configured (§5)
+``adapter``, ``bitfit``  that tuning method is configured
+"""
+
+from __future__ import annotations
+
+from skillneurons.reporting.registry import PaperOutput, Product
+
+PROMPT_TUNING = "Paper A: prompt tuning"
+SKILL_NEURONS = "Paper A: skill neurons"
+PERTURBATION = "Paper A: perturbation"
+TASK_SPECIFICITY = "Paper A: task specificity"
+WORD_SELECTIVITY = "Paper A: word selectivity"
+TUNING_METHODS = "Paper A: adapters and BitFit"
+PRUNING = "Paper A: pruning"
+TRANSFERABILITY = "Paper A: transferability"
+FINDINGS = "Paper A: findings"
+
+
+def _table(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
+    """A rule writing ``tables/<stem>.{csv,md}`` (keys ``<prefix>csv``, ``<prefix>md``);
+    the CSV is in the report under ``caption`` (default ``stem``)."""
+    files = {f"{prefix}csv": f"tables/{stem}.csv", f"{prefix}md": f"tables/{stem}.md"}
+    return Product(rule, files, {f"{prefix}csv": caption or stem})
+
+
+def _figure(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
+    """A rule writing ``figures/<stem>.{png,pdf}``; the PNG is in the report."""
+    files = {f"{prefix}png": f"figures/{stem}.png", f"{prefix}pdf": f"figures/{stem}.pdf"}
+    return Product(rule, files, {f"{prefix}png": caption or stem})
+
+
+def _figure_and_tables(rule: str, stem: str, caption: str, summary: bool) -> Product:
+    """A heatmap with its table (and a per-evaluation-task summary table)."""
+    files = {"csv": f"tables/{stem}.csv", "md": f"tables/{stem}.md"}
+    if summary:
+        files |= {"summary_csv": f"tables/{stem}_summary.csv"}
+        files |= {"summary_md": f"tables/{stem}_summary.md"}
+    files |= {"png": f"figures/{stem}.png", "pdf": f"figures/{stem}.pdf"}
+    return Product(rule, files, {"png": caption})
+
+
+PAPER_A: tuple[PaperOutput, ...] = (
+    PaperOutput(
+        "A-T1",
+        "prompt tuning vs top skill neuron",
+        SKILL_NEURONS,
+        (
+            _table("skill_neuron_table", "A-T1"),
+            _table("prompt_tuning_table", "A-T1_prompt_tuning"),
+        ),
+    ),
+    PaperOutput(
+        "A-F1",
+        "one top neuron's activations by label",
+        SKILL_NEURONS,
+        (_figure("figure_activation_histogram", "A-F1"),),
+        requires=("histogram_task",),
+    ),
+    PaperOutput(
+        "A-F2",
+        "top neurons of two subtasks, scatter",
+        SKILL_NEURONS,
+        (_figure("figure_subtask_scatter", "A-F2"),),
+        requires=("scatter_task",),
+    ),
+    PaperOutput(
+        "A-F3, A-F9",
+        "predictivity histograms with Avg./Max. baselines",
+        SKILL_NEURONS,
+        (_figure("figure_predictivity_baselines", "A-F3_F9"),),
+    ),
+    PaperOutput(
+        "A-F10",
+        "other definitions of predictivity",
+        SKILL_NEURONS,
+        (_figure("figure_predictivity_definitions", "A-F10"),),
+    ),
+    PaperOutput(
+        "A-T3",
+        "top neuron without prompt tuning (controls)",
+        SKILL_NEURONS,
+        (_table("control_table", "A-T3"),),
+    ),
+    PaperOutput(
+        "A-F4",
+        "accuracy vs perturbation rate, example task",
+        PERTURBATION,
+        (_figure("figure_perturbation_example", "A-F4"),),
+    ),
+    PaperOutput(
+        "A-F11",
+        "accuracy vs perturbation rate, every task and source order",
+        PERTURBATION,
+        (_figure("figure_perturbation_all_tasks", "A-F11"),),
+    ),
+    PaperOutput(
+        "A-F6",
+        "neuronal importance heatmap",
+        PERTURBATION,
+        (_figure_and_tables("neuronal_importance", "A-F6", "A-F6", summary=True),),
+    ),
+    PaperOutput(
+        "A-F15",
+        "predictivity order vs selectivity index",
+        PERTURBATION,
+        (_figure("figure_perturbation_selectivity", "A-F15"),),
+    ),
+    PaperOutput(
+        "A-F5, A-F14",
+        "task correlation of predictivity orders (mean, per layer)",
+        TASK_SPECIFICITY,
+        (
+            Product(
+                "task_correlation",
+                {
+                    "mean_csv": "tables/A-F5.csv",
+                    "mean_md": "tables/A-F5.md",
+                    "layers_csv": "tables/A-F14.csv",
+                    "layers_md": "tables/A-F14.md",
+                    "mean_png": "figures/A-F5.png",
+                    "mean_pdf": "figures/A-F5.pdf",
+                    "layers_png": "figures/A-F14.png",
+                    "layers_pdf": "figures/A-F14.pdf",
+                },
+                {"mean_png": "A-F5", "layers_png": "A-F14"},
+            ),
+        ),
+    ),
+    PaperOutput(
+        "A-T2, A-T6",
+        "words of each task's top neuron",
+        WORD_SELECTIVITY,
+        (
+            Product(
+                "word_selectivity",
+                {
+                    "cosine_csv": "tables/A-T2.csv",
+                    "cosine_md": "tables/A-T2.md",
+                    "activation_csv": "tables/A-T6.csv",
+                    "activation_md": "tables/A-T6.md",
+                },
+                {"cosine_csv": "A-T2", "activation_csv": "A-T6"},
+            ),
+        ),
+    ),
+    PaperOutput(
+        "§4.4",
+        "orders found with random label words",
+        WORD_SELECTIVITY,
+        (_table("random_label_words_table", "A-S4.4"),),
+        requires=("random_label_words",),
+    ),
+    PaperOutput(
+        "A-F7",
+        "BitFit: accuracy vs perturbation rate, example task",
+        TUNING_METHODS,
+        (_figure("figure_bitfit_example", "A-F7"),),
+        requires=("tuning_methods", "bitfit"),
+    ),
+    PaperOutput(
+        "A-F12",
+        "adapters: accuracy vs perturbation rate",
+        TUNING_METHODS,
+        (_figure("figure_adapter_curves", "A-F12"),),
+        requires=("tuning_methods", "adapter"),
+    ),
+    PaperOutput(
+        "A-F13",
+        "BitFit: accuracy vs perturbation rate",
+        TUNING_METHODS,
+        (_figure("figure_bitfit_curves", "A-F13"),),
+        requires=("tuning_methods", "bitfit"),
+    ),
+    PaperOutput(
+        "A-F8",
+        "neuronal importance in adapter and BitFit models (per method, averaged); their "
+        "test accuracy",
+        TUNING_METHODS,
+        (
+            _figure_and_tables(
+                "tuning_method_importance", "A-F8_{method}", "A-F8_method", summary=True
+            ),
+            _figure_and_tables("tuning_methods_importance", "A-F8", "A-F8", summary=False),
+            _table("tuning_methods_table", "tuning_methods"),
+        ),
+        requires=("tuning_methods",),
+    ),
+    PaperOutput(
+        "A-T4",
+        "pruning to skill neurons: accuracy, speedup",
+        PRUNING,
+        (_table("pruning_table", "A-T4"),),
+    ),
+    PaperOutput(
+        "§6.2",
+        "transferability indicator",
+        TRANSFERABILITY,
+        (
+            Product(
+                "transfer_table",
+                {
+                    "csv": "tables/A-S6.2.csv",
+                    "md": "tables/A-S6.2.md",
+                    "matrix_csv": "tables/A-S6.2_transfer.csv",
+                    "matrix_md": "tables/A-S6.2_transfer.md",
+                },
+                {"csv": "A-S6.2", "matrix_csv": "A-S6.2_transfer"},
+            ),
+            _figure("figure_transfer", "A-S6.2", "A-S6.2_figure"),
+        ),
+    ),
+    PaperOutput(
+        "§4-§5 claims",
+        "findings: each claim of sections 4-5 and whether it holds here",
+        FINDINGS,
+        (_table("findings", "findings"),),
+    ),
+)

@@ -1,0 +1,137 @@
+"""Figure registries: every figure and table of a paper, its files and the rule writing them.
+
+Each paper has one registry (:mod:`skillneurons.paper_a.registry`, and later
+``paper_b``): a tuple of :class:`PaperOutput`, one per paper ID (``A-F4``, ``A-T1``,
+...). It is the single source of
+
+- the outputs of the rules that write them (``paper_outputs(rule)`` in
+  ``workflow/rules/common.smk``: every file with its report caption and category),
+- the targets of ``rule all`` and of each paper's target rule (:func:`targets`),
+- the README's figure table (:func:`markdown_table`, checked by a test).
+
+Files are paths under ``results/{model}/``; ``{method}`` in a path is expanded with
+the configured tuning methods. An output can require features of the configuration
+(``requires``): it is a target only when the workflow enables all of them (e.g. a
+figure of a three-way task only when one is configured).
+
+Kept free of torch: the Snakefile reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product as cartesian
+
+
+@dataclass(frozen=True)
+class Product:
+    """What one rule writes for a paper output: output key -> path under
+    ``results/{model}/``, and the keys shown in the report with their caption names
+    (``workflow/report/<caption>.rst``)."""
+
+    rule: str
+    files: Mapping[str, str]
+    report: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PaperOutput:
+    """One figure or table of a paper (``id`` as the paper numbers it)."""
+
+    id: str
+    what: str
+    category: str
+    products: tuple[Product, ...]
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    """One output of a rule: its path under ``results/{model}/``, its report caption
+    (None: not in the report) and its report category."""
+
+    path: str
+    caption: str | None
+    category: str
+
+
+def rule_files(registry: Sequence[PaperOutput], rule: str) -> dict[str, RuleFile]:
+    """The outputs of ``rule``, by output key, over every paper output it writes."""
+    files: dict[str, RuleFile] = {}
+    for output in registry:
+        for made in output.products:
+            if made.rule != rule:
+                continue
+            for key, path in made.files.items():
+                if key in files:
+                    raise ValueError(f"rule {rule!r}: output key {key!r} is registered twice")
+                files[key] = RuleFile(path, made.report.get(key), output.category)
+    if not files:
+        raise ValueError(f"no paper output is written by rule {rule!r}")
+    return files
+
+
+def enabled(registry: Sequence[PaperOutput], features: Iterable[str]) -> list[PaperOutput]:
+    """The outputs whose every required feature is in ``features``."""
+    available = set(features)
+    return [output for output in registry if set(output.requires) <= available]
+
+
+def targets(
+    registry: Sequence[PaperOutput],
+    features: Iterable[str],
+    models: Sequence[str],
+    values: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """Every file of the enabled outputs for every model, placeholders expanded.
+
+    ``values`` maps a placeholder of the paths (``method``) to its configured values;
+    a path with a placeholder of no value is left out (e.g. no tuning method).
+    """
+    values = dict(values or {})
+    files = []
+    for output in enabled(registry, features):
+        for made in output.products:
+            for path in made.files.values():
+                names = [name for name in values if "{" + name + "}" in path]
+                for combination in cartesian(*(values[name] for name in names)):
+                    filled = path.format(**dict(zip(names, combination, strict=True)))
+                    files += [f"results/{model}/{filled}" for model in models]
+    return list(dict.fromkeys(files))
+
+
+def _grouped(paths: Iterable[str]) -> list[str]:
+    """``tables/A-T1.csv``, ``tables/A-T1.md`` -> ``tables/A-T1.{csv,md}``."""
+    stems: dict[str, list[str]] = {}
+    for path in paths:
+        stem, _, extension = path.rpartition(".")
+        stems.setdefault(stem, []).append(extension)
+    return [
+        f"`{stem}.{extensions[0]}`"
+        if len(extensions) == 1
+        else f"`{stem}.{{{','.join(extensions)}}}`"
+        for stem, extensions in stems.items()
+    ]
+
+
+def markdown_table(registry: Sequence[PaperOutput], rule_files_of: Mapping[str, str]) -> str:
+    """The README's figure table: paper ID, what, outputs, rule (and its rule file).
+
+    ``rule_files_of`` maps a rule name to the ``.smk`` file that defines it."""
+    lines = [
+        "| paper ID | what | output (`results/{model}/...`) | rule |",
+        "|---|---|---|---|",
+    ]
+    for output in registry:
+        files = _grouped(path for made in output.products for path in made.files.values())
+        rules = ", ".join(
+            dict.fromkeys(
+                f"`{made.rule}` ({rule_files_of.get(made.rule, '?')})" for made in output.products
+            )
+        )
+        what = output.what + (
+            f" (when the config has: {', '.join(output.requires)})" if output.requires else ""
+        )
+        lines.append(f"| {output.id} | {what} | {', '.join(files)} | {rules} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,39 @@
+"""Results tables: CSV for programs, Markdown (with a title line) for people.
+
+Every table a rule writes under ``results/{model}/tables/`` goes through
+:func:`write_frame`: the same frame as ``<id>.csv`` and ``<id>.md``, both atomically.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from skillneurons.infra.io import atomic_path
+
+
+def markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
+    """A pipe table of ``frame`` (floats formatted with ``floatfmt``)."""
+
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return format(value, floatfmt)
+        return str(value).replace("|", "/")
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    rows = [
+        "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
+    ]
+    return "\n".join([header, rule, *rows]) + "\n"
+
+
+def write_frame(
+    csv_path: str | os.PathLike, md_path: str | os.PathLike, frame: pd.DataFrame, title: str
+) -> None:
+    """Write a results table as CSV and as Markdown (with a title line), atomically."""
+    with atomic_path(csv_path) as tmp:
+        frame.to_csv(tmp, index=False)
+    with atomic_path(md_path) as tmp:
+        tmp.write_text(f"# {title}\n\n{markdown(frame)}")
