@@ -29,10 +29,12 @@ wildcard_constraints:
     trial=r"\d+",
 
 
+include: "workflow/rules/shared/common.smk"
 include: "workflow/rules/shared/data.smk"
 include: "workflow/rules/shared/prompts.smk"
 include: "workflow/rules/shared/activations.smk"
 include: "workflow/rules/shared/rankings.smk"
+include: "workflow/rules/paper_a/common.smk"
 include: "workflow/rules/paper_a/skill_neurons.smk"
 include: "workflow/rules/paper_a/perturbation.smk"
 include: "workflow/rules/paper_a/word_selectivity.smk"

@@ -18,18 +18,8 @@ from conftest import make_sandbox, run_snakemake
 
 SMOKE = ("--configfile", "configs/smoke.yaml")
 MODEL = "minilm-l2"
-# Rules upstream of every neuron analysis: data, prompt tuning, activations, rankings.
-UPSTREAM_RULES = {
-    "download",
-    "synthesize",
-    "import_task_file",
-    "split",
-    "subtask_split",
-    "prompt_tuning",
-    "dump_activations",
-    "rank_neurons",
-    "control_top_neuron",
-}
+# The rules whose outputs every neuron analysis starts from.
+ANALYSIS_ROOTS = ("rank_neurons", "control_top_neuron")
 
 _completed: dict[str, Path] = {}
 
@@ -47,6 +37,22 @@ def copy_run(source: Path, destination: Path) -> Path:
     """A copy of a run folder: links stay links, files keep their mtimes."""
     shutil.copytree(source, destination, symlinks=True)
     return destination
+
+
+def upstream_rules(workdir: Path, *rules: str) -> set[str]:
+    """``rules`` and every rule they depend on, from Snakemake's own rule graph of the
+    smoke config (``--rulegraph``: an edge ``a -> b`` feeds rule a's outputs to b)."""
+    graph = run_snakemake(workdir, *SMOKE, "--rulegraph").stdout
+    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', graph, re.M))
+    feeds = re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)
+    wanted = {node for node, name in names.items() if name in rules}
+    missing = set(rules) - {names[node] for node in wanted}
+    assert not missing, f"rules {sorted(missing)} are not in the smoke DAG"
+    while True:
+        more = {source for source, target in feeds if target in wanted} - wanted
+        if not more:
+            return {names[node] for node in wanted}
+        wanted |= more
 
 
 @dataclass(frozen=True)

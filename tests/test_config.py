@@ -6,12 +6,17 @@ import pytest
 import yaml
 
 from skillneurons.config import (
+    CONFIG_TABLE,
+    FIGURE_TABLE,
     ConfigError,
+    figure_table,
     load_schema,
     markdown_table,
+    rule_files,
     update_readme,
     validate_config,
 )
+from skillneurons.paper_a.registry import PAPER_A
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,19 +99,45 @@ def test_shipped_configs_validate(path):
     validate_config(yaml.safe_load(file.read_text()))
 
 
+def readme_table(markers: tuple[str, str]) -> str:
+    begin, end = markers
+    return (ROOT / "README.md").read_text().split(begin, 1)[1].split(end, 1)[0]
+
+
 def test_readme_config_table_matches_the_schema():
-    readme = (ROOT / "README.md").read_text()
-    begin, end = "<!-- config-table:begin -->\n", "<!-- config-table:end -->"
-    table = readme.split(begin, 1)[1].split(end, 1)[0]
-    assert table == markdown_table(), "regenerate with: python -m skillneurons.config"
+    assert readme_table(CONFIG_TABLE) == markdown_table(), (
+        "regenerate with: python -m skillneurons.config"
+    )
 
 
-def test_update_readme_rewrites_only_the_marked_table(tmp_path):
+def test_readme_figure_table_matches_the_registries():
+    table = readme_table(FIGURE_TABLE)
+    assert table == figure_table(), "regenerate with: python -m skillneurons.config"
+    # Every paper ID of paper A's registry, with its rule and the rule's file.
+    for output in PAPER_A:
+        row = next(line for line in table.splitlines() if line.startswith(f"| {output.id} |"))
+        for made in output.products:
+            assert f"`{made.rule}` (paper_a/" in row, (output.id, made.rule)
+
+
+def test_every_registered_rule_is_defined_in_a_rule_file():
+    defined = rule_files()
+    for output in PAPER_A:
+        for made in output.products:
+            assert made.rule in defined, f"{output.id}: rule {made.rule!r} is not defined"
+
+
+def test_update_readme_rewrites_only_the_marked_tables(tmp_path):
     readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- config-table:begin -->\nold\n<!-- config-table:end -->\nend\n")
+    readme.write_text(
+        "intro\n<!-- config-table:begin -->\nold\n<!-- config-table:end -->\nmiddle\n"
+        "<!-- figure-table:begin -->\nold\n<!-- figure-table:end -->\nend\n"
+    )
     update_readme(readme)
     assert readme.read_text() == (
         "intro\n<!-- config-table:begin -->\n"
         + markdown_table()
-        + "<!-- config-table:end -->\nend\n"
+        + "<!-- config-table:end -->\nmiddle\n<!-- figure-table:begin -->\n"
+        + figure_table()
+        + "<!-- figure-table:end -->\nend\n"
     )

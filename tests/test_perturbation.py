@@ -1,5 +1,7 @@
 """Perturbation curves (paper A §4.2) and the selectivity index (appendix H)."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,6 +9,7 @@ import torch
 
 from skillneurons.models.encoding import encode_split
 from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import accuracy
 from skillneurons.neurons.activations import ActivationWriter
 from skillneurons.neurons.hooks import capture_activations, edit_activations
@@ -14,8 +17,8 @@ from skillneurons.neurons.perturbation import (
     CURVE_COLUMNS,
     NamedOrder,
     PerturbationSettings,
-    perturbation_curve,
     perturbation_edits,
+    perturbed_accuracy,
     perturbed_count,
     random_orders,
     sweep_orders,
@@ -112,19 +115,31 @@ def test_zero_and_baseline_kinds_at_prompt_positions(classifier, split):
 
 def test_rate_zero_reproduces_the_unperturbed_accuracy_exactly(classifier, split):
     clean = accuracy(classifier, split, 3, classifier.pad_id)
-    order = random_orders(64, 1, seed=0)[0]
+    orders = [NamedOrder("random", "random", random_orders(64, 1, seed=0)[0])]
     settings = PerturbationSettings(sigma=50.0, seed=1)
-    curve = perturbation_curve(classifier, split, order, [0.0, 0.5, 1.0], settings, 0, 3)
-    assert curve[0] == clean
-    assert curve == perturbation_curve(classifier, split, order, [0.0, 0.5, 1.0], settings, 0, 3)
-    zeroed = perturbation_curve(
-        classifier, split, order, [0.0, 1.0], PerturbationSettings(kind="zero"), 0, 3
+    table = sweep_orders(classifier, split, orders, [0.0, 0.5, 1.0], settings, 0, 3)
+    assert table["accuracy"].iloc[0] == clean
+    pd.testing.assert_frame_equal(
+        table, sweep_orders(classifier, split, orders, [0.0, 0.5, 1.0], settings, 0, 3)
     )
-    # Every neuron zeroed: the FFNs output their bias only; the result differs per sample
-    # only through attention, so the accuracy is some fraction of 8 samples.
-    assert zeroed[0] == clean and zeroed[1] * 8 == round(zeroed[1] * 8)
-    with pytest.raises(ValueError, match="all 64 flat neuron ids"):
-        perturbation_curve(classifier, split, order[:10], [0.1], settings, 0, 3)
+    with pytest.raises(ValueError, match="must hold all 64 flat neuron ids"):
+        sweep_orders(
+            classifier, split, [NamedOrder("x", "task", np.arange(10))], [0.1], settings, 0, 3
+        )
+
+
+def test_zeroing_every_neuron_equals_zeroing_every_output_weight(classifier, split):
+    orders = [NamedOrder("random", "random", random_orders(64, 1, seed=0)[0])]
+    zero = PerturbationSettings(kind="zero")
+    zeroed = sweep_orders(classifier, split, orders, [0.0, 1.0], zero, 0, 3)
+    silenced = copy.deepcopy(classifier)
+    with torch.no_grad():
+        for site in ffn_sites(silenced):
+            output_weight(site).zero_()  # each FFN then outputs its bias only
+    assert zeroed["accuracy"].tolist() == [
+        accuracy(classifier, split, 3, 0),
+        accuracy(silenced, split, 3, 0),
+    ]
 
 
 def test_sweep_table_shares_rate_zero_and_has_the_schema(classifier, split):
@@ -142,9 +157,12 @@ def test_sweep_table_shares_rate_zero_and_has_the_schema(classifier, split):
     ]
     assert table["perturbed"].tolist() == [0, 16, 32, 0, 16, 32]
     first = table[table["order"] == "syn_a"]["accuracy"].tolist()
-    assert first == perturbation_curve(
-        classifier, split, np.arange(64), [0, 0.25, 0.5], settings, 0, 4
-    )
+    # Rate r perturbs the first r * 64 neurons of the order: 0-15 (layer 0), then 0-31.
+    assert first == [
+        accuracy(classifier, split, 4, 0),
+        perturbed_accuracy(classifier, split, {0: np.arange(16)}, settings, 0, 4),
+        perturbed_accuracy(classifier, split, {0: np.arange(32)}, settings, 0, 4),
+    ]
     assert table.loc[table["rate"] == 0, "accuracy"].nunique() == 1
 
 

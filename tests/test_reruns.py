@@ -13,30 +13,13 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
-from smoke_runs import (
-    MODEL,
-    SMOKE,
-    UPSTREAM_RULES,
-    scheduled_jobs,
-)
+from smoke_runs import ANALYSIS_ROOTS, MODEL, SMOKE, scheduled_jobs, upstream_rules
 
 pytestmark = pytest.mark.slow
 
 PARAMS_CHANGED = "Params have changed since last execution"
 INPUT_UPDATED = "Input files updated by another job"
 INPUT_SET_CHANGED = "Set of input files has changed since last execution"
-
-
-def downstream_knob() -> tuple[dict, str]:
-    """A setting that only downstream analyses read, and the rule that reads it.
-
-    ``perturbation.sigma`` (the noise of the perturbation curves, A-F4/F6/F11/F15) where
-    the perturbation stage exists, else ``ranking.scope``.
-    """
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-    if "perturbation" in schema["properties"]:
-        return {"perturbation": {"sigma": 0.25}}, "perturbation_curves"
-    return {"ranking": {"scope": "per_layer"}}, "perturbation_curves"
 
 
 def closure(workdir, *forced: str) -> set[tuple]:
@@ -55,19 +38,55 @@ def test_second_run_schedules_nothing(complete_run):
         assert listed == [], f"--list-changes {trigger}: {listed}"
 
 
-def test_downstream_setting_reruns_only_what_reads_it(run_copy):
-    change, reader = downstream_knob()
+def reruns_after(run_copy, change: dict) -> list:
+    """The jobs a dry run schedules after ``change`` is laid over the smoke config."""
     (run_copy / "change.yaml").write_text(yaml.safe_dump(change))
-    jobs = scheduled_jobs(run_copy, "--configfile", "configs/smoke.yaml", "change.yaml")
+    return scheduled_jobs(run_copy, "--configfile", "configs/smoke.yaml", "change.yaml")
+
+
+@pytest.mark.parametrize(
+    ("change", "readers"),
+    [
+        # The noise of the perturbation curves (A-F4/F6/F11/F15, and of the adapter and
+        # BitFit models'): no upstream job reads it.
+        (
+            {"perturbation": {"sigma": 0.25}},
+            {"perturbation_curves", "tuning_method_perturbation"},
+        ),
+        # A timing setting: only the speed benchmark reads it, not the pruned re-tuning.
+        ({"pruning": {"speed_repeats": 4}}, {"pruning_speed"}),
+    ],
+)
+def test_a_setting_reruns_only_the_jobs_that_read_it(run_copy, change, readers):
+    jobs = reruns_after(run_copy, change)
     rules = {job.rule for job in jobs}
-    assert reader in rules, f"{change} scheduled no {reader} job: {sorted(rules)}"
-    assert not rules & UPSTREAM_RULES, f"{change} reran upstream jobs: {rules & UPSTREAM_RULES}"
     changed = [job for job in jobs if PARAMS_CHANGED in job.reason]
+    assert {job.rule for job in changed} == readers, f"{change} changed the params of {changed}"
+    upstream = upstream_rules(run_copy, *ANALYSIS_ROOTS)
+    assert not rules & upstream, f"{change} reran upstream jobs: {rules & upstream}"
     for job in jobs:
         assert PARAMS_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
     # Exactly the jobs whose params read the setting, and everything downstream of them.
     outputs = sorted(name for job in changed for name in job.output)
     assert {job.key() for job in jobs} == closure(run_copy, *outputs)
+
+
+def test_a_third_trial_reruns_no_job_of_the_first_two(run_copy):
+    smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    trials = smoke["prompt_tuning"]["trials"]
+    jobs = reruns_after(run_copy, {"prompt_tuning": {"trials": trials + 1}})
+    new = [job for job in jobs if dict(job.wildcards).get("trial") == str(trials)]
+    assert {job.rule for job in new} >= {"prompt_tuning", "dump_activations"}
+    old = [job for job in jobs if dict(job.wildcards).get("trial", str(trials)) != str(trials)]
+    assert old == [], f"jobs of existing trials rerun: {old}"
+    # Per-task outputs over all trials rerun because a trial was added, nothing else.
+    for job in jobs:
+        if job not in new:
+            assert (
+                INPUT_SET_CHANGED in job.reason
+                or INPUT_UPDATED in job.reason
+                or (PARAMS_CHANGED in job.reason)
+            ), job
 
 
 def test_adding_a_task_schedules_its_jobs_and_cross_task_outputs(run_copy):
@@ -87,7 +106,7 @@ def test_adding_a_task_schedules_its_jobs_and_cross_task_outputs(run_copy):
             continue  # the new task's own jobs, or outputs over all tasks
         # A job of an existing task reruns only because the new task is among its inputs
         # (e.g. the perturbation curves use every task's neuron order).
-        assert job.rule not in UPSTREAM_RULES, job
+        assert job.rule not in upstream_rules(run_copy, *ANALYSIS_ROOTS), job
         assert INPUT_SET_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
 
 
@@ -97,5 +116,6 @@ def test_deleting_a_ranking_reruns_it_and_its_dependants_only(run_copy):
     (run_copy / ranking).unlink()
     jobs = scheduled_jobs(run_copy)
     assert [job.task for job in jobs if job.rule == "rank_neurons"] == ["syn_agnews"]
-    assert not {job.rule for job in jobs} & (UPSTREAM_RULES - {"rank_neurons"})
+    upstream = upstream_rules(run_copy, *ANALYSIS_ROOTS) - {"rank_neurons"}
+    assert not {job.rule for job in jobs} & upstream
     assert {job.key() for job in jobs} == expected

@@ -88,11 +88,6 @@ def test_smoke_prompt_tuning_outputs(smoke_run):
     assert (results / "tables/A-T1_prompt_tuning.md").read_text().startswith("# A-T1")
 
 
-def test_second_run_schedules_nothing(smoke_run):
-    result = run_snakemake(smoke_run, "--configfile", "configs/smoke.yaml", "-n")
-    assert "Nothing to be done" in result.stdout + result.stderr
-
-
 def test_smoke_rankings_tables_and_figures(smoke_run):
     results = smoke_run / "results/minilm-l2"
     binary = pd.read_parquet(results / "rankings/syn_sst2.parquet")

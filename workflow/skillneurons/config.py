@@ -2,13 +2,15 @@
 
 :func:`validate_config` fills defaults from the schema, rejects unknown keys and
 wrong values with a message that names the key, and checks that every task is
-known. ``python -m skillneurons.config`` prints the configuration table of the
-README from the schema.
+known. ``python -m skillneurons.config [README.md]`` rewrites the README's two
+generated tables: the configuration table from the schema and the figure table from
+the papers' figure registries (:mod:`skillneurons.paper_a.registry`).
 """
 
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,8 +20,12 @@ import yaml
 
 from skillneurons.data.tasks import TaskError, resolve_tasks
 from skillneurons.models.specs import ModelSourceError, resolve_models
+from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.reporting import registry
 
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
+WORKFLOW = Path(__file__).resolve().parents[1]
+SCHEMA_PATH = WORKFLOW / "schemas" / "config.schema.yaml"
+RULES = WORKFLOW / "rules"
 
 
 class ConfigError(ValueError):
@@ -112,18 +118,39 @@ def markdown_table(schema: Mapping | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLE_BEGIN, TABLE_END = "<!-- config-table:begin -->\n", "<!-- config-table:end -->"
+CONFIG_TABLE = ("<!-- config-table:begin -->\n", "<!-- config-table:end -->")
+FIGURE_TABLE = ("<!-- figure-table:begin -->\n", "<!-- figure-table:end -->")
+_RULE = re.compile(r"^(?:rule (\w+):|use rule \w+ as (\w+) with:)", re.M)
+
+
+def rule_files() -> dict[str, str]:
+    """Rule name -> the ``.smk`` file defining it, relative to ``workflow/rules``."""
+    found = {}
+    for path in sorted(RULES.rglob("*.smk")):
+        for match in _RULE.finditer(path.read_text()):
+            found[match.group(1) or match.group(2)] = path.relative_to(RULES).as_posix()
+    return found
+
+
+def figure_table() -> str:
+    """The README's figure table: every paper output of the figure registries."""
+    return registry.markdown_table(PAPER_A, rule_files())
+
+
+def _replace_between(text: str, markers: tuple[str, str], table: str, path: Path) -> str:
+    begin, end = markers
+    if begin not in text or end not in text:
+        raise ValueError(f"{path} lacks the markers {begin.strip()} and {end}")
+    head, rest = text.split(begin, 1)
+    return f"{head}{begin}{table}{end}{rest.split(end, 1)[1]}"
 
 
 def update_readme(path: str | Path) -> None:
-    """Replace the README's configuration table (between its markers) by the schema's."""
+    """Replace the README's generated tables (between their markers): the configuration
+    table (:func:`markdown_table`) and the figure table (:func:`figure_table`)."""
     path = Path(path)
-    text = path.read_text()
-    if TABLE_BEGIN not in text or TABLE_END not in text:
-        raise ValueError(f"{path} lacks the markers {TABLE_BEGIN.strip()} and {TABLE_END}")
-    head, rest = text.split(TABLE_BEGIN, 1)
-    tail = rest.split(TABLE_END, 1)[1]
-    path.write_text(f"{head}{TABLE_BEGIN}{markdown_table()}{TABLE_END}{tail}")
+    text = _replace_between(path.read_text(), CONFIG_TABLE, markdown_table(), path)
+    path.write_text(_replace_between(text, FIGURE_TABLE, figure_table(), path))
 
 
 if __name__ == "__main__":  # python -m skillneurons.config [README.md]

@@ -3,20 +3,6 @@
 from skillneurons.paper_a.registry import PAPER_A
 
 
-def findings_inputs(wildcards):
-    """The tables behind the claims; §4.4 and §5 only when the config runs them."""
-    tables = f"results/{wildcards.model}/tables"
-    inputs = {
-        "importance": f"{tables}/A-F6_summary.csv",
-        "correlation": f"{tables}/A-F5.csv",
-        "controls": f"{tables}/A-T3.csv",
-        "methods": [f"{tables}/A-F8_{method}_summary.csv" for method in TUNING_METHODS],
-    }
-    if RANDOM_WORDS_TASKS:
-        inputs["label_words"] = f"{tables}/A-S4.4.csv"
-    return inputs
-
-
 rule findings:
     input:
         unpack(findings_inputs),

@@ -15,27 +15,6 @@ FIGURE_TASKS = {
 }
 
 
-def control_result_files(wildcards):
-    """Table A-T3's inputs: the top-neuron results of every setting, task and trial."""
-    files = {
-        control: expand(
-            "results/{model}/skill_neurons/{control}/{task}/trial{trial}.json",
-            model=wildcards.model,
-            control=control,
-            task=list(TASKS),
-            trial=CONTROL_TRIALS,
-        )
-        for control in CONTROLS
-    }
-    files["tuned"] = task_files(wildcards, "skill_neurons/tuned/{task}.json")
-    return files
-
-
-def hard_prompt(task):
-    """Table A-T3's hand-written prompt of a task (config hard_prompts, else by type)."""
-    return config["hard_prompts"].get(task, DEFAULT_HARD_PROMPTS[TASKS[task].type])
-
-
 # Run on the submitting host under a cluster executor (quick, or needs network).
 localrules:
     prompt_tuning_table,
@@ -73,10 +52,11 @@ rule control_top_neuron:
         init_std=config["prompt_tuning"]["init_std"],
         seed=lambda w: config["seed"] + int(w.trial),
         hard_prompt=lambda w: hard_prompt(w.task),
-        max_length=config["prompt_tuning"]["max_length"],
-        batch_size=config["activations"]["batch_size"],
-        baseline_samples=config["activations"]["baseline_samples"],
-        max_samples=config["activations"]["max_samples"],
+        # the baseline, dumps and top neuron as for the tuned prompts
+        evaluation={
+            "max_length": config["prompt_tuning"]["max_length"],
+            **pick("activations", ["batch_size", "baseline_samples", "max_samples"]),
+        },
     script:
         "../../scripts/paper_a/control_top_neuron.py"
 

@@ -38,16 +38,6 @@ TUNING_TRAINING_KEYS = [
 ]
 
 
-def tuning_curves(model, method, tasks):
-    """Per-task perturbation tables of one tuning method's models (paper A, section 5)."""
-    return expand(
-        "results/{model}/tuning_methods/{method}/perturbation/{task}.parquet",
-        model=model,
-        method=method,
-        task=tasks,
-    )
-
-
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
 localrules:

@@ -17,18 +17,6 @@ RANDOM_WORDS_TRIALS = list(range(RANDOM_WORDS["trials"]))
 RANDOM_WORDS_DIR = "results/{model}/random_label_words/draw{draw}"
 
 
-def random_words_files(model, pattern, tasks, draws, trials=(None,)):
-    """results/{model}/random_label_words/draw{d}/<pattern> by task, then draw, then
-    trial (paper A, section 4.4)."""
-    return [
-        f"results/{model}/random_label_words/draw{draw}/"
-        + pattern.format(task=task, trial=trial)
-        for task in tasks
-        for draw in draws
-        for trial in trials
-    ]
-
-
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
 localrules:

@@ -27,14 +27,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             seed=params.seed,
             hard_prompt=params.hard_prompt,
         )
+        classifier.to(device)
         result = control_skill_neuron_accuracy(
-            loaded,
-            classifier.to(device),
-            splits,
-            groups,
-            max_length=params.max_length,
-            batch_size=params.batch_size,
-            baseline_samples=params.baseline_samples,
-            max_samples=params.max_samples,
+            loaded, classifier, splits, groups, **params.evaluation
         )
         write_json(output, {**dict(wildcards.items()), "control": control, **result})

@@ -35,7 +35,8 @@ def resolve_models(
     """The load settings of each named model: built-in, or from ``model_definitions``.
 
     Returns name -> ``{"source", "trust_remote_code", "config_overrides"}``, the keyword
-    arguments of :func:`load_model`. An unknown name raises, listing the known ones.
+    arguments of :func:`skillneurons.models.loading.load_model`. An unknown name raises,
+    listing the known ones.
     """
     known = {**BUILTIN_MODELS, **(definitions or {})}
     resolved = {}

@@ -85,7 +85,7 @@ def capture_activations(
 
     Parameters
     ----------
-    model : a supported model (see :data:`FFN_MODULES`).
+    model : a supported model (see :data:`skillneurons.models.sites.FFN_MODULES`).
     positions : sequence positions to keep (1-D indices or a slice); ``None`` keeps all.
     layers : layer indices to record; ``None`` records every layer.
     keep_grad : if False, stored tensors are detached. If True they stay in the graph

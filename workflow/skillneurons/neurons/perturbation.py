@@ -8,16 +8,18 @@ x (Figures 4, 11, 12, 13, 15). This module does that for any classifier:
 - a **neuron order** is a 1-D int64 array of *flat neuron ids* over every FFN site of
   the classifier's backbone (:func:`skillneurons.models.sites.ffn_sites`): the id of
   neuron ``n`` of layer ``l`` is ``sum(widths[:l]) + n``, i.e. ``l * width + n`` when
-  all layers are equally wide (every supported model). :func:`flat_order` turns a
-  ranking table into one, :func:`random_orders` draws seeded random ones, and
-  :func:`split_flat` maps a prefix back to ``{layer: neurons}``;
+  all layers are equally wide (every supported model).
+  :meth:`skillneurons.neurons.ranking.Ranking.order` turns a ranking into one,
+  :func:`random_orders` draws seeded random ones, and
+  :func:`skillneurons.neurons.ranking.split_flat` maps a prefix back to
+  ``{layer: neurons}``;
 - rate ``r`` perturbs the first ``round(r * N)`` neurons of the order (N = all
   neurons, rounded half up; :func:`perturbed_count`);
 - the perturbation (:class:`PerturbationSettings`) is applied by
   :func:`skillneurons.neurons.hooks.edit_activations` at the input of each FFN output
   projection, so only the chosen neurons change and everything else is bit-identical;
-- :func:`perturbation_curve` returns the accuracy at every rate; rate 0 installs no
-  hook at all and reproduces the unperturbed accuracy exactly.
+- :func:`sweep_orders` returns every order's accuracy at every rate; rate 0 installs
+  no hook at all and reproduces the unperturbed accuracy exactly.
 
 Defaults follow the original code (THU-KEG/Skill-Neuron, ``addmask``), the only
 description more precise than the paper's text: noise is added at **every** position
@@ -222,48 +224,6 @@ def perturbed_accuracy(
         return accuracy(classifier, split, batch_size, pad_id)
 
 
-def perturbation_curve(
-    classifier: torch.nn.Module,
-    split: EncodedSplit,
-    order: np.ndarray,
-    rates: Sequence[float],
-    settings: PerturbationSettings,
-    pad_id: int,
-    batch_size: int,
-    baseline: np.ndarray | torch.Tensor | None = None,
-) -> list[float]:
-    """Accuracy on ``split`` at each rate, perturbing the first ``round(rate * N)``
-    neurons of ``order`` (paper A, Figures 4, 11-13, 15).
-
-    Parameters
-    ----------
-    classifier : returns label logits from ``forward(input_ids, attention_mask, ...)``
-        and contains the backbone whose FFN sites are perturbed.
-    split : the encoded evaluation split (e.g. test).
-    order : int64 ``[N]`` flat neuron ids, most important first (see module docstring).
-    rates : fractions of all neurons in ``[0, 1]``.
-    settings : the perturbation (:class:`PerturbationSettings`).
-    pad_id, batch_size : as for :func:`skillneurons.models.training.predict`.
-    baseline : ``a_bsl`` for ``kind="baseline"`` (see :func:`perturbation_edits`).
-
-    Returns
-    -------
-    One accuracy per rate, in the order of ``rates``.
-    """
-    widths = [site.width for site in ffn_sites(classifier)]
-    total = int(sum(widths))
-    order = np.asarray(order, dtype=np.int64)
-    if order.shape != (total,):
-        raise ValueError(f"order must hold all {total} flat neuron ids; got shape {order.shape}")
-    curve = []
-    for rate in rates:
-        neurons = split_flat(order[: perturbed_count(rate, total)], widths)
-        curve.append(
-            perturbed_accuracy(classifier, split, neurons, settings, pad_id, batch_size, baseline)
-        )
-    return curve
-
-
 @dataclass(frozen=True)
 class NamedOrder:
     """An order to sweep: its name (a source task, ``random``, ``selectivity``), its type
@@ -285,7 +245,14 @@ def sweep_orders(
     batch_size: int,
     baseline: np.ndarray | torch.Tensor | None = None,
 ) -> pd.DataFrame:
-    """Every order's :func:`perturbation_curve`, as one table (columns :data:`CURVE_COLUMNS`).
+    """Accuracy on ``split`` at each rate, perturbing the first ``round(rate * N)`` neurons
+    of each order (paper A, Figures 4, 11-13, 15), as one table (columns
+    :data:`CURVE_COLUMNS`).
+
+    ``orders`` hold int64 ``[N]`` flat neuron ids, most important first (see the module
+    docstring); ``classifier`` returns label logits and contains the backbone whose FFN
+    sites are perturbed; ``baseline`` is ``a_bsl`` for ``kind="baseline"``
+    (:func:`perturbation_edits`).
 
     The unperturbed accuracy (rate 0, and any rate that perturbs no neuron) is
     computed once and shared by all orders.

@@ -13,7 +13,7 @@ set the neuron "predicts" label 1 for input ``x`` iff ``a(N, p, x) > a_bsl(N, p)
 Neurons sorted by descending ``Pred(N)`` are the task's skill neurons. A multi-class
 task (§3.2) is split into binary subtasks that are scored with the original task's
 prompts and activations; its top-k takes equal numbers of neurons from each subtask
-in turn, skipping neurons already taken (:func:`top_neurons`, :func:`task_order`).
+in turn, skipping neurons already taken (:mod:`skillneurons.neurons.ranking`).
 
 Appendix G (Figure 10) compares two other definitions, both available through
 :func:`neuron_predictivity`: ``"mean"`` (mean over prompt tokens instead of max) and

@@ -93,7 +93,8 @@ def rank_neurons(pred: np.ndarray) -> pd.DataFrame:
 
     Parameters
     ----------
-    pred : float ``[layers, neurons]``, e.g. the trial mean from :func:`combine_trials`.
+    pred : float ``[layers, neurons]``, e.g. the trial mean from
+        :func:`skillneurons.neurons.predictivity.combine_trials`.
 
     Returns
     -------
@@ -238,7 +239,7 @@ def ranking_table(
     ----------
     pred_mean : subtask -> ``[layers, neurons]`` overall predictivity (Eq. 6). A binary
         task has the single key ``None``; a multi-class task one key per binary subtask
-        (§3.2), in the order the subtasks take turns in :func:`task_order`.
+        (§3.2), in the order the subtasks take turns in :meth:`Ranking.order`.
     sem : the same keys, ``[layers, neurons]`` s.e.m. over trials.
     best_token : the same keys, ``[layers, neurons]`` int prompt token index.
 

@@ -8,9 +8,9 @@ Glue between the dumps (:mod:`skillneurons.neurons.activations`) and the predict
   measured against;
 - :func:`trial_accuracies` streams one dump once and returns Eq. 4's accuracy of
   every (layer, token, neuron) for every group;
-- :func:`task_predictivities` does so for every trial and every definition of
-  predictivity (Eq. 5-6, appendix G's "mean" and "positive", Figure 3's "Avg."/"Max."
-  input-token baselines);
+- :func:`trial_predictivities` turns one trial's accuracies into every definition of
+  predictivity (Eq. 5, appendix G's "mean" and "positive", Figure 3's "Avg."/"Max."
+  input-token baselines), and :func:`task_ranking` ranks the trial means (Eq. 6);
 - :func:`top_neuron_accuracy` evaluates a trial's top skill neuron on test (Table 1).
 
 Predictivity file ``results/{model}/predictivity/{task}.safetensors``: float32
@@ -130,7 +130,7 @@ def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
 def task_ranking(
     per_trial: Sequence[Mapping[str, np.ndarray]], groups: Sequence[str], tokens: int
 ) -> pd.DataFrame:
-    """The rankings table (see :func:`skillneurons.neurons.predictivity.ranking_table`) of a task.
+    """The rankings table (see :func:`skillneurons.neurons.ranking.ranking_table`) of a task.
 
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
     with its s.e.m.; ``best_token`` is the most frequent best token over trials.

@@ -92,7 +92,7 @@ def task_correlation(pred_a: np.ndarray, pred_b: np.ndarray) -> tuple[np.ndarray
     Parameters
     ----------
     pred_a, pred_b : float ``[layers, neurons]`` neuron scores of two tasks (e.g.
-        :func:`task_scores`).
+        :meth:`skillneurons.neurons.ranking.Ranking.scores`).
 
     Returns
     -------
