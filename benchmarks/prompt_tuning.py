@@ -45,7 +45,7 @@ def run(repeats: int, batch_size: int = 16, prompt_length: int = 8) -> Row:
         "prompt_tuning",
         [
             f"prompt_tuning: MiniLM-L6, batch {batch_size} x {batch['input_ids'].shape[1]} "
-            f"tokens + {classifier.prefix_length} prefix positions",
+            f"tokens + {classifier.added_length} added positions",
             f"  forward             {1000 * plain:8.1f} ms",
             f"  step, frozen        {1000 * step_time:8.1f} ms",
             f"  step, weight grads  {1000 * unfrozen['median_s']:8.1f} ms "

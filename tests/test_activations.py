@@ -95,14 +95,20 @@ def test_input_token_mean_and_max_exclude_prefix_and_padding(classifier, split):
     got = input_token_activations(classifier, batch)
     assert got.shape == (3, 2, 2, neurons_of(classifier))
     full = all_positions(classifier, batch)
-    prefix = classifier.prefix_length
-    for b, length in enumerate(batch["attention_mask"].sum(dim=1).tolist()):
-        inputs = full[b, :, prefix : prefix + length]  # [layers, length, neurons]
+    width, lengths = batch["input_ids"].shape[1], batch["attention_mask"].sum(dim=1).tolist()
+    # Where row b's input tokens sit: after [MASK] and the prompts (masked models), or
+    # right-aligned in front of the prompts (causal LMs, padded on the left).
+    starts = [classifier.added_length if classifier.masked else width - n for n in lengths]
+    for b, (start, length) in enumerate(zip(starts, lengths, strict=True)):
+        inputs = full[b, :, start : start + length]  # [layers, length, neurons]
         torch.testing.assert_close(got[b, :, 0], inputs.mean(dim=1), rtol=0, atol=1e-6)
         assert torch.equal(got[b, :, 1], inputs.amax(dim=1))
     # The test has power: including prompts or padding would change the short sample.
-    assert not torch.allclose(got[0, :, 0], full[0, :, prefix:].mean(dim=1), atol=1e-4)
-    assert not torch.allclose(got[0, :, 0], full[0, :, : prefix + 1].mean(dim=1), atol=1e-4)
+    start, length = starts[0], lengths[0]
+    with_padding = full[0, :, start:] if classifier.masked else full[0, :, :width]
+    with_prompts = full[0, :, 1 : start + length] if classifier.masked else full[0, :, start:]
+    for wrong in (with_padding, with_prompts):
+        assert not torch.allclose(got[0, :, 0], wrong.mean(dim=1), atol=1e-4)
 
 
 def test_baseline_is_the_mean_over_the_split_eq3(classifier, split):

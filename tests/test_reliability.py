@@ -100,6 +100,10 @@ def test_killed_job_leaves_nothing_complete_and_rerun_matches(rule, run_copy, co
     run_snakemake(run_copy, *SMOKE, "--cores", "2", target)
     for name in job["outputs"]:
         assert (run_copy / name).read_bytes() == (complete_run / name).read_bytes(), name
+    # The rerun replaced the killed write's temporary file: only the outputs are left.
+    folders = {(run_copy / name).parent for name in job["outputs"]}
+    left = sorted(str(p.relative_to(run_copy)) for f in folders for p in f.iterdir())
+    assert left == sorted(job["outputs"])
 
 
 def test_failing_job_log_names_rule_task_and_cause_and_others_finish(run_copy):

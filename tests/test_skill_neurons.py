@@ -149,3 +149,18 @@ def test_hard_prompt_uses_the_prompt_token_embeddings():
     )
     pretrained = loaded.model.get_input_embeddings().weight
     assert not (random_model.backbone.get_input_embeddings().weight == pretrained).all()
+
+
+def test_a_dump_whose_activations_never_vary_is_refused(tmp_path):
+    # What prompts in front of a causal LM's input give: every sample looks the same.
+    labels = np.array([0, 1, 0, 1])
+    acts = np.broadcast_to(np.float16([[[0.3, -1.0]]]), (4, 1, 1, 2)).copy()
+    path = tmp_path / "dev.parquet"
+    write_dump(path, np.arange(4), labels, acts)
+    groups = {"task": SampleGroup(np.arange(4), labels)}
+    with pytest.raises(ValueError, match="same for every sample.*prompts see the input"):
+        trial_accuracies(str(path), np.zeros((1, 1, 2), np.float32), groups)
+    acts[2, 0, 0, 1] = 0.5  # one activation of one sample differs: ranked as usual
+    write_dump(path, np.arange(4), labels, acts)
+    accuracy = trial_accuracies(str(path), np.zeros((1, 1, 2), np.float32), groups)["task"]
+    assert accuracy[0, 0].tolist() == [0.5, 0.25]  # a > 0 only for sample 2 (label 0)

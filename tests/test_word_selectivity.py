@@ -99,7 +99,7 @@ def test_activation_average_equals_the_manual_per_position_computation(classifie
             classifier(**batch)
         values = capture.activations[layer][0, :, neuron]  # every position
         for offset, token in enumerate(corpus.input_ids[row]):
-            position = classifier.prefix_length + offset  # [MASK], 2 prompts, then input
+            position = classifier.added_length + offset  # [MASK], 2 prompts, then input
             manual.setdefault(token, []).append(float(values[position]))
     for token in range(vocab):
         assert int(counts[token]) == len(manual.get(token, []))

@@ -1,6 +1,7 @@
 """Tiny randomly initialised models with a word-level tokenizer, built in the tests."""
 
 import torch
+import transformers
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import (
     BertConfig,
@@ -10,6 +11,7 @@ from transformers import (
     GPT2LMHeadModel,
     PreTrainedTokenizerFast,
 )
+from transformers.activations import ACT2FN
 
 from skillneurons.models.loading import LoadedModel
 
@@ -38,3 +40,135 @@ def tiny(kind: str, tokenizer) -> LoadedModel:
         )
         model = (BertForMaskedLM if kind == "masked_lm" else BertModel)(config)
     return LoadedModel(model=model.eval(), tokenizer=tokenizer, kind=kind, source="tiny")
+
+
+VOCAB, HIDDEN, LAYERS, HEADS = 50, 16, 2, 2
+BATCH, SEQ = 2, 5
+COMMON = dict(vocab_size=VOCAB, max_position_embeddings=32)
+
+
+def bloom_gelu(x):
+    return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))
+
+
+def llama_config(cls):
+    return cls(
+        hidden_size=HIDDEN,
+        intermediate_size=20,
+        num_hidden_layers=LAYERS,
+        num_attention_heads=HEADS,
+        num_key_value_heads=HEADS,
+        **COMMON,
+    )
+
+
+#: A tiny random model of every supported family: name -> (model factory, family,
+#: neurons per layer from the config, activation function). Vocabulary: ``VOCAB`` ids.
+FAMILIES = {
+    "bert-base": (
+        lambda: transformers.BertModel(
+            transformers.BertConfig(
+                hidden_size=HIDDEN,
+                num_hidden_layers=LAYERS,
+                num_attention_heads=HEADS,
+                intermediate_size=24,
+                **COMMON,
+            )
+        ),
+        "bert",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "bert-mlm": (
+        lambda: transformers.BertForMaskedLM(
+            transformers.BertConfig(
+                hidden_size=HIDDEN,
+                num_hidden_layers=LAYERS,
+                num_attention_heads=HEADS,
+                intermediate_size=24,
+                **COMMON,
+            )
+        ),
+        "bert",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "roberta": (
+        lambda: transformers.RobertaForMaskedLM(
+            transformers.RobertaConfig(
+                hidden_size=HIDDEN,
+                num_hidden_layers=LAYERS,
+                num_attention_heads=HEADS,
+                intermediate_size=20,
+                pad_token_id=1,
+                **COMMON,
+            )
+        ),
+        "roberta",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "distilbert": (
+        lambda: transformers.DistilBertForMaskedLM(
+            transformers.DistilBertConfig(
+                dim=HIDDEN, n_layers=LAYERS, n_heads=HEADS, hidden_dim=28, **COMMON
+            )
+        ),
+        "distilbert",
+        lambda c: c.hidden_dim,
+        lambda c: ACT2FN[c.activation],
+    ),
+    "gpt2": (
+        lambda: transformers.GPT2LMHeadModel(
+            transformers.GPT2Config(
+                vocab_size=VOCAB, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS, n_positions=32
+            )
+        ),
+        "gpt2",
+        lambda c: c.n_inner or 4 * c.n_embd,
+        lambda c: ACT2FN[c.activation_function],
+    ),
+    "llama": (
+        lambda: transformers.LlamaForCausalLM(llama_config(transformers.LlamaConfig)),
+        "llama",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "mistral": (
+        lambda: transformers.MistralForCausalLM(llama_config(transformers.MistralConfig)),
+        "mistral",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "qwen2": (
+        lambda: transformers.Qwen2ForCausalLM(llama_config(transformers.Qwen2Config)),
+        "qwen2",
+        lambda c: c.intermediate_size,
+        lambda c: ACT2FN[c.hidden_act],
+    ),
+    "bloom": (
+        lambda: transformers.BloomForCausalLM(
+            transformers.BloomConfig(
+                vocab_size=VOCAB, hidden_size=HIDDEN, n_layer=LAYERS, n_head=HEADS
+            )
+        ),
+        "bloom",
+        lambda c: 4 * c.hidden_size,
+        lambda c: bloom_gelu,
+    ),
+    "opt": (
+        lambda: transformers.OPTForCausalLM(
+            transformers.OPTConfig(
+                hidden_size=HIDDEN,
+                num_hidden_layers=LAYERS,
+                num_attention_heads=HEADS,
+                ffn_dim=24,
+                word_embed_proj_dim=HIDDEN,
+                **COMMON,
+            )
+        ),
+        "opt",
+        lambda c: c.ffn_dim,
+        lambda c: ACT2FN[c.activation_function],
+    ),
+}

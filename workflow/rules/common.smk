@@ -6,13 +6,15 @@ from pathlib import Path
 
 from skillneurons.data.tasks import resolve_tasks
 from skillneurons.models.label_words import default_label_words
-from skillneurons.models.specs import resolve_models
+from skillneurons.models.specs import gguf_models, prepared_directory, resolve_models
 from skillneurons.reporting.registry import rule_files
 
 TASKS = resolve_tasks(config["tasks"], config["task_definitions"])
 TASK_TYPES = {name: spec.type for name, spec in TASKS.items()}
 SPLITS = ["train", "dev", "test"]
 MODELS = resolve_models(config["models"], config["model_definitions"])
+# Models read from a GGUF file, converted once to data/models/{model} (prepare_model).
+GGUF_MODELS = gguf_models(config["models"], config["model_definitions"])
 TRIALS = list(range(config["prompt_tuning"]["trials"]))
 REPORT_CAPTIONS = Path(workflow.basedir) / "workflow" / "report"
 
@@ -49,6 +51,15 @@ def label_words(task):
     """The verbalizer's label words of a task (config label_words, else paper A's)."""
     words = config["label_words"].get(task)
     return list(words) if words else list(default_label_words(TASKS[task].num_labels))
+
+
+def model_files(wildcards):
+    """What a job loading model {model} needs on disk: the converted directory of a
+    GGUF model (nothing for the others, which load from a package, folder or the Hub).
+    """
+    return (
+        [prepared_directory(wildcards.model)] if wildcards.model in GGUF_MODELS else []
+    )
 
 
 def trial_files(wildcards, pattern):

@@ -49,6 +49,7 @@ rule selectivity_index:
 
 rule perturbation_curves:
     input:
+        model=model_files,
         prompts=lambda w: trial_files(
             w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
         ),

@@ -13,6 +13,7 @@ localrules:
 
 rule prune_model:
     input:
+        model=model_files,
         splits=expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
         ranking="results/{model}/rankings/{task}.parquet",
         baselines=lambda w: trial_files(
@@ -78,6 +79,7 @@ rule prune_model:
 
 rule pruning_speed:
     input:
+        model=model_files,
         tests=expand("data/splits/{task}/test.parquet", task=list(TASKS)),
         models=lambda w: task_trial_files(
             w.model, "pruning/{task}/trial{trial}/model.safetensors"

@@ -28,6 +28,7 @@ localrules:
 
 rule control_top_neuron:
     input:
+        model=model_files,
         splits=expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
         dev="data/splits/{task}/dev.parquet",
         subtasks=lambda w: subtask_files(w.task, "dev"),

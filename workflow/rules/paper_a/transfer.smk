@@ -14,6 +14,7 @@ localrules:
 
 rule prompt_transfer:
     input:
+        model=model_files,
         tests=expand("data/splits/{task}/test.parquet", task=list(TASKS)),
         rankings=expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
         prompts=lambda w: task_trial_files(

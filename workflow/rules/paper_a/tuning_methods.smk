@@ -51,6 +51,7 @@ localrules:
 
 rule train_tuning_method:
     input:
+        model=model_files,
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
@@ -81,6 +82,7 @@ rule train_tuning_method:
 
 rule tuning_method_perturbation:
     input:
+        model=model_files,
         weights=lambda w: expand(
             f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
             model=w.model,

@@ -25,6 +25,7 @@ localrules:
 
 rule word_selectivity:
     input:
+        model=model_files,
         rankings=expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
         prompts=expand(
             "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
@@ -64,6 +65,7 @@ rule word_selectivity:
 
 rule prompt_tuning_random_words:
     input:
+        model=model_files,
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
@@ -95,6 +97,7 @@ rule prompt_tuning_random_words:
 
 use rule dump_activations as dump_activations_random_words with:
     input:
+        model=model_files,
         prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",

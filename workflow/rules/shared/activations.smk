@@ -5,6 +5,7 @@ from one model load."""
 
 rule dump_activations:
     input:
+        model=model_files,
         prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",

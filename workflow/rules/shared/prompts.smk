@@ -18,6 +18,7 @@ PROMPT_TUNING_KEYS = [
 rule prompt_tuning:
     input:
         **{split: f"data/splits/{{task}}/{split}.parquet" for split in SPLITS},
+        model=model_files,
     output:
         prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
         metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
@@ -37,3 +38,24 @@ rule prompt_tuning:
         seed=lambda w: config["seed"] + int(w.trial),
     script:
         "../../scripts/shared/prompt_tuning.py"
+
+
+# A GGUF model (e.g. smollm2-135m) converted once into a safetensors directory, which
+# every job of that model loads (skillneurons.models.gguf).
+rule prepare_model:
+    output:
+        directory("data/models/{model}"),
+    log:
+        "logs/data/models/{model}.log",
+    wildcard_constraints:
+        model=names_regex(GGUF_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    params:
+        source=lambda w: GGUF_MODELS[w.model],
+    script:
+        "../../scripts/shared/prepare_model.py"

@@ -2,8 +2,14 @@
 
 Each writer writes to a temporary file beside the target and renames it into
 place, so a job killed mid-write never leaves a file that Snakemake (or a reader)
-would take as complete. Formats: Parquet for tables, safetensors for tensors,
-JSON for small metrics; never pickles. Torch and safetensors are imported only by
+would take as complete. The temporary file has one name per target,
+``.<name>.tmp`` (:func:`temporary_path`): a killed write leaves it behind, and the
+job's rerun overwrites it and renames it into place, so no temporary file outlives
+the rerun. Files are created as ``open()`` creates them, with the mode the user's
+umask gives (a results folder shared by a group stays readable to the group).
+
+Formats: Parquet for tables, safetensors for tensors, JSON for small metrics; never
+pickles. Torch and safetensors are imported only by
 the tensor functions, so data rules start fast.
 """
 
@@ -12,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,22 +31,52 @@ if TYPE_CHECKING:
     import torch
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def apply_umask(path: str | os.PathLike) -> None:
+    """Give a file (or a directory and everything in it) written by a library that
+    creates files private (``0600``) the mode ``open()`` would have given: ``0o666``
+    (``0o777`` for directories) less the umask."""
+    mask = current_umask()
+    root = Path(path)
+    for item in [root, *root.rglob("*")] if root.is_dir() else [root]:
+        item.chmod((0o777 if item.is_dir() else 0o666) & ~mask)
+
+
+def temporary_path(path: str | os.PathLike) -> Path:
+    """The one temporary name of ``path`` while it is written: ``.<name>.tmp`` beside it."""
+    target = Path(path)
+    return target.with_name(f".{target.name}.tmp")
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it to ``path`` on success.
+    """Yield :func:`temporary_path` of ``path`` (not created yet); rename it to ``path``
+    on success.
 
-    On an exception (or a kill, which never reaches the rename) the temporary file
-    is removed or left with a ``.tmp`` name that no rule declares as output.
+    A leftover of an earlier, killed attempt is removed first; on an exception the
+    temporary file is removed; a kill, which never reaches the rename, leaves it with
+    a hidden ``.tmp`` name that no rule declares as output, for the rerun to replace.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = temporary_path(target)
+    if tmp_path.is_dir():
+        shutil.rmtree(tmp_path)
+    tmp_path.unlink(missing_ok=True)
     try:
         yield tmp_path
+        if target.is_dir() and tmp_path.is_dir():
+            shutil.rmtree(target)
         os.replace(tmp_path, target)
     finally:
+        if tmp_path.is_dir():
+            shutil.rmtree(tmp_path)
         tmp_path.unlink(missing_ok=True)
 
 
@@ -101,6 +137,7 @@ def write_tensors(
     contiguous = {key: value.detach().contiguous().cpu() for key, value in tensors.items()}
     with atomic_path(path) as tmp:
         save_file(contiguous, str(tmp), metadata=meta)
+        apply_umask(tmp)  # safetensors creates its file private (0600)
 
 
 def read_tensors(path: str | os.PathLike) -> dict[str, torch.Tensor]:

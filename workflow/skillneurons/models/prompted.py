@@ -1,15 +1,22 @@
 """Soft prompts in front of a frozen backbone (paper A, §2.1, Eq. 1).
 
-Layout of every input sequence (the original code's layout: ``[MASK]`` at position
-0, then the soft prompts, then the tokenized input with its special tokens):
+Layout of every input sequence (:data:`LAYOUTS`, recorded in every prompt file):
 
-- masked LMs and bare encoders: ``[MASK] p_1 .. p_l  <tokenizer(text_a, text_b)>``;
-  prompt token ``p_i`` sits at position ``i``, the answer is read at position 0;
-- causal LMs: ``p_1 .. p_l  <tokenizer(text_a, text_b)>``; ``p_i`` at position
-  ``i - 1``, the answer is the next-token prediction after the last input token.
+- masked LMs and bare encoders: ``[MASK] p_1 .. p_l  <tokenizer(text_a, text_b)>``
+  (the original code's layout); prompt token ``p_i`` sits at position ``i``, the answer
+  is read at the ``[MASK]``, position 0;
+- causal LMs: ``<tokenizer(text_a, text_b)>  p_1 .. p_l``, padded on the left, so that
+  the prompts are the last ``l`` positions of every row and, under causal attention,
+  see the whole input; the answer is the next-token prediction after ``p_l`` (the last
+  position). Prompts in front of the input would never see it: every activation at a
+  prompt position would be the same for every input, and every neuron's predictivity
+  the majority rate. Position ids count only real tokens (for models that take them),
+  so the left padding does not shift the input's positions.
 
 :attr:`PromptedClassifier.prompt_positions` gives the prompt positions, which the
-activation capture of paper A (§3.1) reads.
+activation capture of paper A (§3.1) reads (negative for causal LMs: counted from the
+end of the sequence); :meth:`PromptedClassifier.input_positions` gives where each
+input token sits.
 
 Prompt file (``results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors``
 and every other prompt a rule saves): one tensor ``prompts`` ``[l, hidden]`` with JSON
@@ -20,6 +27,7 @@ their ids, the scoring mode, the prompt length and the layout (:func:`write_prom
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -27,6 +35,9 @@ import torch
 from skillneurons.infra.io import read_tensor_metadata, read_tensors, write_tensors
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.verbalizer import SCORING, LabelScorer, label_token_ids
+
+#: The sequence layout by kind of model (see the module docstring).
+LAYOUTS = {"masked": "[MASK] p_1..p_l input", "causal": "input p_1..p_l"}
 
 
 class PromptedClassifier(torch.nn.Module):
@@ -71,9 +82,11 @@ class PromptedClassifier(torch.nn.Module):
             if mask_id is None:
                 raise ValueError(f"tokenizer of {loaded.source!r} has no mask token")
             self.register_buffer("mask_id", torch.tensor([mask_id]), persistent=False)
+        forward = inspect.signature(self.backbone.base_model.forward).parameters
+        self.takes_position_ids = "position_ids" in forward
         max_positions = getattr(self.backbone.config, "max_position_embeddings", None)
         self.max_input_length = (
-            None if max_positions is None else max_positions - self.prefix_length
+            None if max_positions is None else max_positions - self.added_length
         )
 
     @property
@@ -81,15 +94,72 @@ class PromptedClassifier(torch.nn.Module):
         return self.prompts.shape[0]
 
     @property
-    def prefix_length(self) -> int:
-        """Positions in front of the input: ``[MASK]`` (masked models) and the prompts."""
+    def layout(self) -> str:
+        """The sequence layout (:data:`LAYOUTS`, the module docstring)."""
+        return LAYOUTS["masked" if self.masked else "causal"]
+
+    @property
+    def added_length(self) -> int:
+        """Positions the classifier adds to the input: the prompts and, in masked
+        models, the ``[MASK]``."""
         return self.prompt_length + int(self.masked)
 
     @property
     def prompt_positions(self) -> torch.Tensor:
-        """Sequence positions of ``p_1 .. p_l`` (see the module docstring)."""
-        start = int(self.masked)
-        return torch.arange(start, start + self.prompt_length)
+        """Sequence positions of ``p_1 .. p_l`` (see the module docstring): ``1 .. l``
+        in masked models, ``-l .. -1`` (the last ``l``) in causal LMs."""
+        if self.masked:
+            return torch.arange(1, 1 + self.prompt_length)
+        return torch.arange(-self.prompt_length, 0)
+
+    def _left_padding(self, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Per row, how far its tokens move right when its padding goes to the left."""
+        return attention_mask.shape[1] - attention_mask.sum(dim=1)
+
+    def input_positions(self, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Where each input slot of a (right-padded) batch sits in the sequence:
+        int64 ``[batch, width]`` (a padding slot gives the position of a padding token)."""
+        width = attention_mask.shape[1]
+        slots = torch.arange(width, device=attention_mask.device).expand_as(attention_mask)
+        if self.masked:
+            return slots + self.added_length
+        return (slots + self._left_padding(attention_mask)[:, None]) % max(width, 1)
+
+    def sequence(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """The backbone's keyword arguments for a right-padded batch in this layout:
+        ``inputs_embeds`` ``[batch, added + width, hidden]``, ``attention_mask`` and, when
+        the backbone takes them, ``token_type_ids`` or ``position_ids``."""
+        batch = input_ids.shape[0]
+        embed = self.backbone.get_input_embeddings()
+        prompts = self.prompts.expand(batch, -1, -1)
+        added = torch.ones(batch, self.added_length, dtype=attention_mask.dtype)
+        added = added.to(attention_mask.device)
+        if self.masked:
+            mask = embed(self.mask_id).expand(batch, 1, -1)
+            kwargs = {
+                "inputs_embeds": torch.cat([mask, prompts, embed(input_ids)], dim=1),
+                "attention_mask": torch.cat([added, attention_mask], dim=1),
+            }
+            if token_type_ids is not None:
+                zeros = torch.zeros_like(added).to(token_type_ids.device)
+                kwargs["token_type_ids"] = torch.cat([zeros, token_type_ids], dim=1)
+            return kwargs
+        width = input_ids.shape[1]
+        slots = torch.arange(width, device=input_ids.device)
+        order = (slots - self._left_padding(attention_mask)[:, None]) % max(width, 1)
+        attention = torch.cat([attention_mask.gather(1, order), added], dim=1)
+        kwargs = {
+            "inputs_embeds": torch.cat([embed(input_ids.gather(1, order)), prompts], dim=1),
+            "attention_mask": attention,
+        }
+        if self.takes_position_ids:  # real tokens count from 0, whatever the padding
+            kwargs["position_ids"] = (attention.cumsum(dim=1) - 1).clamp(min=0)
+        return kwargs
 
     def answer_hidden(
         self,
@@ -97,26 +167,11 @@ class PromptedClassifier(torch.nn.Module):
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Last hidden state at the answer position, ``[batch, hidden]``."""
-        batch = input_ids.shape[0]
-        embed = self.backbone.get_input_embeddings()
-        parts = [self.prompts.expand(batch, -1, -1)]
-        if self.masked:
-            parts.insert(0, embed(self.mask_id).expand(batch, 1, -1))
-        inputs_embeds = torch.cat([*parts, embed(input_ids)], dim=1)
-        prefix = torch.ones(batch, self.prefix_length, dtype=attention_mask.dtype)
-        kwargs = {
-            "inputs_embeds": inputs_embeds,
-            "attention_mask": torch.cat([prefix.to(attention_mask.device), attention_mask], 1),
-        }
-        if token_type_ids is not None:
-            zeros = torch.zeros_like(prefix).to(token_type_ids.device)
-            kwargs["token_type_ids"] = torch.cat([zeros, token_type_ids], dim=1)
+        """Last hidden state at the answer position, ``[batch, hidden]``: the ``[MASK]``
+        (masked models) or the last position (causal LMs: the next token after ``p_l``)."""
+        kwargs = self.sequence(input_ids, attention_mask, token_type_ids)
         hidden = self.backbone.base_model(**kwargs).last_hidden_state
-        if self.masked:
-            return hidden[:, 0]
-        last = self.prefix_length + attention_mask.sum(dim=1) - 1
-        return hidden[torch.arange(batch), last]
+        return hidden[:, 0] if self.masked else hidden[:, -1]
 
     def forward(
         self,
@@ -140,14 +195,13 @@ def write_prompt(
     path: str, classifier: PromptedClassifier, metadata: Mapping[str, object]
 ) -> None:
     """Save the soft prompts ``[l, hidden]`` with their metadata as safetensors."""
-    layout = "[MASK] p_1..p_l input" if classifier.masked else "p_1..p_l input"
     meta = {
         **metadata,
         "label_words": classifier.label_words,
         "label_token_ids": classifier.label_ids,
         "scoring": SCORING[classifier.kind],
         "prompt_length": classifier.prompt_length,
-        "layout": layout,
+        "layout": classifier.layout,
     }
     write_tensors(path, classifier.prompt_state(), meta)
 

@@ -124,6 +124,21 @@ def prompt_activations(
     return captured.to(torch.float32)
 
 
+def at_input_tokens(
+    classifier: PromptedClassifier, captured: torch.Tensor, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """The input tokens' activations out of a whole sequence's.
+
+    ``captured`` is ``[batch, layers, positions, neurons]`` over every position of a
+    batch's sequences; returns ``[batch, layers, width, neurons]``, slot ``j`` holding
+    the activation at input token ``j`` of each row (the batch's ``attention_mask``
+    ``[batch, width]`` tells which slots are real tokens).
+    """
+    positions = classifier.input_positions(attention_mask.to(captured.device))
+    index = positions[:, None, :, None].expand(-1, captured.shape[1], -1, captured.shape[3])
+    return captured.gather(2, index)
+
+
 def input_token_activations(
     classifier: PromptedClassifier, batch: Mapping[str, torch.Tensor]
 ) -> torch.Tensor:
@@ -131,17 +146,19 @@ def input_token_activations(
 
     These are the "Avg." (Dai et al., 2021) and "Max." (Suau et al., 2020) baselines of
     paper A, Figure 3: predictivity computed on activations reduced over the input
-    tokens instead of read on a prompt token. Input tokens are the positions at or
-    after ``classifier.prefix_length`` whose ``attention_mask`` is 1 (the soft prompts,
-    the ``[MASK]`` of masked models and padding are excluded).
+    tokens instead of read on a prompt token. Input tokens are the positions of the
+    input slots whose ``attention_mask`` is 1
+    (:meth:`~skillneurons.models.prompted.PromptedClassifier.input_positions`: the soft
+    prompts, the ``[MASK]`` of masked models and padding are excluded).
 
     Returns
     -------
     float32 ``[batch, layers, 2, neurons]`` on the classifier's device: index 0 of the
     token axis is the mean, index 1 the max. A sample without input tokens gets NaN.
     """
-    prefix = classifier.prefix_length
-    captured = _forward_capture(classifier, batch, slice(prefix, None)).to(torch.float32)
+    captured = at_input_tokens(
+        classifier, _forward_capture(classifier, batch, None), batch["attention_mask"]
+    ).to(torch.float32)
     mask = batch["attention_mask"].to(device=captured.device, dtype=torch.bool)
     mask = mask[:, None, :, None]  # [batch, 1, inputs, 1]
     count = mask.sum(dim=2).to(torch.float32)  # [batch, 1, 1]

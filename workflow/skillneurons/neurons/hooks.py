@@ -52,9 +52,10 @@ class _Hooks:
 
 
 def _position_index(positions, seq_len: int, device: torch.device) -> torch.Tensor:
+    """Positions as non-negative indices (negative ones count from the end)."""
     if isinstance(positions, slice):
         return torch.arange(seq_len, device=device)[positions]
-    return torch.as_tensor(positions, dtype=torch.long, device=device).reshape(-1)
+    return torch.as_tensor(positions, dtype=torch.long, device=device).reshape(-1) % seq_len
 
 
 @dataclass
@@ -151,7 +152,8 @@ class NeuronEdit:
     value : scalar, or tensor broadcastable to ``[batch, len(positions), len(neurons)]``;
         or a callable ``value(shape, device, dtype) -> Tensor`` called on every forward
         pass with that shape, e.g. to draw fresh Gaussian noise (paper A §4.2).
-    positions : sequence positions to edit (1-D indices); ``None`` edits every position.
+    positions : sequence positions to edit (1-D indices, negative ones counted from the
+        end of the sequence); ``None`` edits every position.
     """
 
     neurons: torch.Tensor
@@ -176,7 +178,8 @@ class NeuronEdit:
         if self.positions is None:
             index = (slice(None), slice(None), neurons)
         else:
-            index = (slice(None), self.positions.to(a.device)[:, None], neurons)
+            positions = self.positions.to(a.device) % a.shape[1]  # negative: from the end
+            index = (slice(None), positions[:, None], neurons)
         selected = a[index]  # [batch, positions, neurons]
         value = self.value
         if callable(value):

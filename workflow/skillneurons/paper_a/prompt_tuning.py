@@ -43,7 +43,7 @@ def tune_prompts(
     max_length = int(settings["max_length"])
     if classifier.max_input_length is not None and max_length > classifier.max_input_length:
         raise ValueError(
-            f"prompt_tuning.max_length={max_length} plus {classifier.prefix_length} prompt "
+            f"prompt_tuning.max_length={max_length} plus {classifier.added_length} prompt "
             f"positions exceeds the model's {classifier.backbone.config.max_position_embeddings}"
             f" positions; lower max_length to at most {classifier.max_input_length}"
         )

@@ -21,6 +21,7 @@ in :data:`DEFINITIONS` and group ``task`` (binary tasks) or a subtask name, plus
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,8 @@ from skillneurons.neurons.predictivity import (
 )
 from skillneurons.neurons.ranking import ranking_table
 from skillneurons.reporting.stats import accuracy_summary
+
+LOG = logging.getLogger(__name__)
 
 #: Predictivity definitions stored per trial: the paper's (max over prompt tokens of
 #: max(Acc, 1-Acc)), appendix G's alternatives, and Figure 3's input-token baselines.
@@ -80,16 +83,36 @@ def trial_accuracies(
     """Eq. 4 for every group: accuracy ``[layers, tokens, neurons]`` of ``a > a_bsl``.
 
     Streams the dump's row groups once; rows whose ``idx`` is not in a group are
-    skipped for it, and a group's labels replace the dump's (subtask labels).
+    skipped for it, and a group's labels replace the dump's (subtask labels). Raises
+    when no activation differs between samples: then every neuron's predictivity is
+    the majority rate and a ranking would order ties (e.g. soft prompts that cannot
+    see the input).
     """
     accumulators = {name: PredictivityAccumulator(baseline) for name in groups}
     lookups = {name: pd.Series(group.labels, index=group.idx) for name, group in groups.items()}
+    first, varies = None, None
     for batch in iter_activations(dump_path):
+        if first is None and len(batch):
+            first = batch.activations[0].copy()
+            varies = np.zeros(first.shape, dtype=bool)
+        if len(batch):
+            varies |= (batch.activations != first).any(axis=0)
         for name, lookup in lookups.items():
             member = np.isin(batch.idx, lookup.index.to_numpy())
             if member.any():
                 labels = lookup.loc[batch.idx[member]].to_numpy()
                 accumulators[name].update(batch.activations[member], labels)
+    if varies is not None and not varies.any():
+        raise ValueError(
+            f"{dump_path}: every activation at the dumped positions is the same for every "
+            "sample, so no neuron can predict a label (predictivity would be the majority "
+            "rate everywhere). Do the soft prompts see the input? (A causal LM's prompts "
+            "must follow it; the dump's metadata 'positions' and the prompt file's "
+            "'layout' say where they were read.)"
+        )
+    if varies is not None:
+        LOG.info("%s: %.1f%% of the dumped activations vary across samples", dump_path,
+                 100 * varies.mean())  # fmt: skip
     for name, accumulator in accumulators.items():
         expected = len(groups[name].idx)
         if accumulator.count != expected:

@@ -41,7 +41,8 @@ def _linear_shape(module: nn.Module) -> tuple[int, int] | None:
 
 
 def forward_flops(classifier: PromptedClassifier, seq_len: int) -> int:
-    """Matmul FLOPs of one sample's forward pass of ``seq_len`` positions (prefix included).
+    """Matmul FLOPs of one sample's forward pass of ``seq_len`` positions (the input's and
+    the classifier's added ones).
 
     Per Transformer block: ``2 * T * in * out`` for every linear projection in it and
     ``4 * T^2 * hidden`` for the attention scores and the weighted values; plus
@@ -90,7 +91,7 @@ def compare_speed(
     times = interleaved_times(
         {"unpruned": runner(unpruned), "pruned": runner(pruned)}, repeats, warmup
     )
-    seq_len = unpruned.prefix_length + int(inputs["input_ids"].shape[1])
+    seq_len = unpruned.added_length + int(inputs["input_ids"].shape[1])
     flops = {
         "unpruned": forward_flops(unpruned, seq_len),
         "pruned": forward_flops(pruned, seq_len),

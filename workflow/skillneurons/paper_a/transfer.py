@@ -70,8 +70,8 @@ def transfer_pairs(
 
 def answer_position(classifier: PromptedClassifier) -> int:
     """Sequence position of the answer when there is no input: ``[MASK]`` (0) for
-    masked models, the last prompt token for causal LMs."""
-    return 0 if classifier.masked else classifier.prefix_length - 1
+    masked models, the last prompt token (-1, the last position) for causal LMs."""
+    return 0 if classifier.masked else -1
 
 
 @torch.inference_mode()

@@ -102,21 +102,22 @@ def token_activation_sums(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Sum and count of one neuron's activation per input token over a corpus.
 
-    Every input position (at or after ``classifier.prefix_length`` with attention mask
-    1) adds the activation ``a`` of neuron ``neuron`` of layer ``layer`` (Eq. 2 of
-    paper A) at that position to the token found there. Returns float64 sums and int64
+    Every input token (an input slot with attention mask 1, at its sequence position
+    :meth:`~skillneurons.models.prompted.PromptedClassifier.input_positions`) adds the
+    activation ``a`` of neuron ``neuron`` of layer ``layer`` (Eq. 2 of paper A) at that
+    position to the token found there. Returns float64 sums and int64
     counts, both ``[vocab_size]``; their ratio is the token's average activation.
     """
     classifier.eval()
     device = next(classifier.parameters()).device
-    prefix = classifier.prefix_length
     sums = torch.zeros(vocab_size, dtype=torch.float64)
     counts = torch.zeros(vocab_size, dtype=torch.long)
     for rows in batches_by_length(split, batch_size):
         batch = split.batch(rows, classifier.pad_id, device)
-        with capture_activations(classifier, slice(prefix, None), layers=[layer]) as capture:
+        with capture_activations(classifier, layers=[layer]) as capture:
             classifier(**batch)
-        values = capture.activations[layer][..., neuron]  # [batch, inputs]
+        positions = classifier.input_positions(batch["attention_mask"])  # [batch, inputs]
+        values = capture.activations[layer][..., neuron].gather(1, positions)
         mask = batch["attention_mask"].bool()
         part_sums, part_counts = average_by_token(
             batch["input_ids"][mask], values[mask], vocab_size

