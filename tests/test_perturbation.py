@@ -17,6 +17,7 @@ from skillneurons.neurons.perturbation import (
     CURVE_COLUMNS,
     NamedOrder,
     PerturbationSettings,
+    layer_matched_orders,
     perturbation_edits,
     perturbed_accuracy,
     perturbed_count,
@@ -149,12 +150,16 @@ def test_sweep_table_shares_rate_zero_and_has_the_schema(classifier, split):
     ]
     settings = PerturbationSettings(sigma=20.0)
     table = sweep_orders(classifier, split, orders, [0.0, 0.25, 0.5], settings, 0, 4)
-    assert list(table.columns) == list(CURVE_COLUMNS)
+    assert list(table.columns) == [*CURVE_COLUMNS, "correct"]
     assert table.dtypes.astype(str).tolist() == ["string", "string", "int64"] + [
         "float64",
         "int64",
         "float64",
+        "object",
     ]
+    # Every row's per-sample correctness is its accuracy's numerator.
+    for row in table.itertuples():
+        assert len(row.correct) == len(split) and row.correct.mean() == row.accuracy
     assert table["perturbed"].tolist() == [0, 16, 32, 0, 16, 32]
     first = table[table["order"] == "syn_a"]["accuracy"].tolist()
     # Rate r perturbs the first r * 64 neurons of the order: 0-15 (layer 0), then 0-31.
@@ -248,3 +253,32 @@ def test_curve_columns_read_back(tmp_path, classifier, split):
     table.to_parquet(tmp_path / "t.parquet")
     back = pd.read_parquet(tmp_path / "t.parquet")
     assert back.dtypes.astype(str).tolist()[:3] == ["string", "string", "int64"]
+
+
+def test_layer_matched_orders_keep_the_layer_of_every_position():
+    widths = [4, 4, 4]
+    own = np.array([9, 10, 8, 1, 11, 0, 2, 3, 4, 5, 6, 7])  # layer 2 first, then 0, 1
+    first, second = layer_matched_orders(own, widths, 2, seed=3)
+    assert np.array_equal(first // 4, own // 4)  # the same layer at every position
+    assert sorted(first) == list(range(12)) and not np.array_equal(first, own)
+    assert not np.array_equal(first, second)
+    assert np.array_equal(layer_matched_orders(own, widths, 2, seed=3)[1], second)
+
+
+def test_neuron_std_unit_scales_each_neurons_noise_by_its_std(classifier, split):
+    neurons = {1: torch.tensor([2, 7])}
+    scale = np.ones((2, 32), dtype=np.float32)
+    scale[1, 2], scale[1, 7] = 0.0, 4.0
+    clean = captured(classifier, split)[1]
+
+    def noise_of(settings, scale=None):
+        generator = torch.Generator().manual_seed(1)
+        edits = perturbation_edits(classifier, neurons, settings, generator=generator, scale=scale)
+        return captured(classifier, split, edits)[1] - clean
+
+    absolute = noise_of(PerturbationSettings(sigma=0.5, seed=1))
+    relative = noise_of(PerturbationSettings(sigma=0.5, unit="neuron_std", seed=1), scale)
+    assert torch.allclose(relative[..., 2], torch.zeros_like(relative[..., 2]))  # std 0
+    torch.testing.assert_close(relative[..., 7], 4.0 * absolute[..., 7])
+    with pytest.raises(ValueError, match="needs each neuron's activation std"):
+        perturbation_edits(classifier, neurons, PerturbationSettings(unit="neuron_std"))

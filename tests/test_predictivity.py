@@ -19,7 +19,7 @@ from skillneurons.neurons.ranking import (
     Ranking,
     rank_neurons,
     ranking_table,
-    top_neurons,
+    tie_key,
 )
 
 # ---------------------------------------------------------------------------
@@ -222,6 +222,14 @@ def test_rank_neurons_breaks_ties_by_layer_then_neuron():
     np.testing.assert_array_equal(frame.predictivity, [0.9, 0.9, 0.7, 0.6, 0.6, 0.5])
 
 
+def top_neurons(pred, k, per_layer=False):
+    """:meth:`Ranking.top` of a ``[layers, neurons]`` array (or subtask -> array)."""
+    preds = pred if isinstance(pred, dict) else {None: pred}
+    zeros = {key: np.zeros(value.shape) for key, value in preds.items()}
+    tokens = {key: np.zeros(value.shape, np.int64) for key, value in preds.items()}
+    return Ranking(ranking_table(preds, zeros, tokens)).top(k, per_layer=per_layer)
+
+
 def test_top_neurons_binary_fraction_and_per_layer():
     assert top_neurons(PRED, 2).tolist() == [[0, 1], [1, 0]]
     assert top_neurons(PRED, 0.25).tolist() == [[0, 1], [1, 0]]  # 1.5 rounds up to 2
@@ -321,3 +329,25 @@ def test_update_is_vectorised_on_a_realistic_chunk():
         column = activations[:, layer, token, neuron].astype(np.float32)
         expected = np.mean((column > baseline[layer, token, neuron]) == labels.astype(bool))
         assert acc[layer, token, neuron] == expected
+
+
+def test_ties_follow_a_seeded_random_key_and_the_ranks_drive_the_top_neurons():
+    pred = np.full((3, 4), 0.7)  # every neuron ties
+    pred[2, 3] = 0.9
+    key = tie_key(pred.shape, seed=5)
+    assert np.array_equal(key, tie_key(pred.shape, seed=5))
+    assert not np.array_equal(key, tie_key(pred.shape, seed=6))
+    table = rank_neurons(pred, key)
+    flat = table["layer"].to_numpy() * 4 + table["neuron"].to_numpy()
+    assert flat[0] == 11  # the one untied neuron first
+    assert flat[1:].tolist() == sorted(range(11), key=lambda i: key.ravel()[i])
+    # Not index order: the lowest layers are not favoured among the ties.
+    assert flat[1:].tolist() != list(range(11))
+    zeros = np.zeros_like(pred)
+    ranking = Ranking(ranking_table({None: pred}, {None: zeros}, {None: zeros.astype(int)}, key))
+    top = ranking.top(4)
+    assert (top[:, 0] * 4 + top[:, 1]).tolist() == flat[:4].tolist()
+    in_layer = ranking.top(2, per_layer=True)
+    for layer in range(3):
+        expected = sorted(range(4), key=lambda n: (-pred[layer, n], key[layer, n]))[:2]
+        assert in_layer[in_layer[:, 0] == layer, 1].tolist() == expected

@@ -91,6 +91,7 @@ def test_binary_top_neuron_accuracy_on_test(tmp_path, dump):
     # Top neuron: token 0 neuron 1, anti-correlated; on test its values 0.9, 0.1, 0.8, 0.2
     # predict labels 0, 1, 0, 1 with "a <= baseline", against labels 1, 0, 1, 0.
     assert result["test_accuracy"] == 0.0
+    assert result["test_idx"] == [0, 1, 2, 3] and result["test_correct"] == [False] * 4
     assert result["top_neurons"]["task"]["sign"] == -1
 
 
@@ -101,7 +102,7 @@ def test_modal_token_and_ranking_over_trials():
         {"max/task": np.array([[0.9, 0.6]]), "best_token/task": np.array([[0, 1]])},
         {"max/task": np.array([[0.7, 0.8]]), "best_token/task": np.array([[0, 1]])},
     ]
-    table = task_ranking(trials, ["task"], tokens=2)
+    table = task_ranking(trials, ["task"], tokens=2, task="toy", seed=0)
     assert table["neuron"].tolist() == [0, 1]
     assert table["predictivity"].tolist() == pytest.approx([0.8, 0.7])
     assert table["sem"].tolist() == pytest.approx([0.1, 0.1])
@@ -120,7 +121,7 @@ def test_accuracy_summary_and_control_table():
     table = control_table(results, {"a": 3})
     assert table.loc[0, "random_guess"] == "33.3"
     assert table.loc[0, "random_prompt_mean"] == pytest.approx(0.7)
-    assert table.loc[0, "tuned"] == "90.0 ± 0.0"
+    assert table.loc[0, "tuned"] == "90.0 (1 trial)"
 
 
 def test_hard_prompt_uses_the_prompt_token_embeddings():

@@ -155,9 +155,11 @@ def test_agreement_row_is_the_mean_pairwise_layer_mean_spearman():
         return np.mean([spearmanr(a[i], b[i]).statistic for i in range(3)])
 
     pairs = [rho(draws[0], draws[1]), rho(draws[0], draws[2]), rho(draws[1], draws[2])]
+    controls = [draws[0], draws[0] + 0.01 * reference]  # nearly the same order
     row = agreement_row(
         "toy",
         [_ranking(pred) for pred in draws],
+        [_ranking(pred) for pred in controls],
         [["a", "b"], ["c", "d"], ["e", "f"]],
         _ranking(reference),
         [0.7, 0.8, 0.9],
@@ -167,8 +169,11 @@ def test_agreement_row_is_the_mean_pairwise_layer_mean_spearman():
     assert row["spearman_vs_label_words"] == pytest.approx(
         np.mean([rho(pred, reference) for pred in draws])
     )
+    assert row["control_spearman_mean"] == pytest.approx(rho(*controls))
+    assert row["control_spearman_mean"] > 0.9 > row["spearman_mean"]
     assert row["label_words"] == "a/b | c/d | e/f" and row["draws"] == 3
     assert row["test_accuracy_mean"] == pytest.approx(0.8)
-    same = agreement_row("toy", [_ranking(draws[0])] * 2, [["a"], ["b"]], _ranking(-draws[0]), [1])
+    twice = [_ranking(draws[0])] * 2
+    same = agreement_row("toy", twice, twice, [["a"], ["b"]], _ranking(-draws[0]), [1])
     assert same["spearman_mean"] == pytest.approx(1.0)
     assert same["spearman_vs_label_words"] == pytest.approx(-1.0)

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, run_snakemake
 from skillneurons.infra.io import read_json, read_metadata, read_tensor_metadata, read_tensors
-from skillneurons.paper_a.findings import COLUMNS
+from skillneurons.reporting.findings import COLUMNS, VERDICTS
 from smoke_runs import completed_smoke_run
 
 BIN = Path(sys.executable).parent
@@ -131,9 +131,14 @@ def test_smoke_perturbation_curves_and_selectivity(smoke_run):
         "rate",
         "perturbed",
         "accuracy",
+        "correct",
         "kind",
     ]
-    assert set(curves["order"]) == {"syn_sst2", "syn_tweet", "syn_agnews", "random", "selectivity"}
+    orders = {"syn_sst2", "syn_tweet", "syn_agnews", "random", "selectivity"}
+    assert set(curves["order"]) == orders | {"random_layer_matched"}
+    # Two uniform and two layer-matched random orders per trial (random_orders: 2).
+    matched = curves[curves["order_type"] == "layer_matched"]
+    assert sorted(matched["repeat"].unique()) == [0, 1]
     assert sorted(curves["trial"].unique()) == [0, 1]
     assert sorted(curves["rate"].unique()) == [0.0, 0.1, 0.2]
     assert curves["perturbed"].max() == round(0.2 * 2 * 1536)
@@ -142,6 +147,12 @@ def test_smoke_perturbation_curves_and_selectivity(smoke_run):
         assert trial.loc[trial["rate"] == 0, "accuracy"].nunique() == 1
     meta = read_metadata(results / "perturbation/syn_tweet.parquet")
     assert meta["samples"] == 16 and meta["trials"] == [0, 1] and meta["seeds"] == [7, 8]
+    # A label-stratified subset of the test split, and every row's per-sample results.
+    test = pd.read_parquet(smoke_run / "data/splits/syn_tweet/test.parquet").set_index("idx")
+    labels = test.loc[meta["sample_idx"], "label"]
+    assert labels.value_counts().max() - labels.value_counts().min() <= 1
+    for row in curves.itertuples():
+        assert len(row.correct) == 16 and np.mean(row.correct) == pytest.approx(row.accuracy)
     selectivity = read_tensors(results / "selectivity/syn_tweet.safetensors")
     assert sorted(selectivity) == ["mean", "trial0", "trial1"]
     assert tuple(selectivity["mean"].shape) == (2, 1536)
@@ -218,7 +229,13 @@ def test_smoke_random_label_words(smoke_run):
         for d in (0, 1)
     ]
     assert draws[0]["label_words"] != draws[1]["label_words"]
-    assert [m["draw"] for m in draws] == [0, 1] and draws[0]["seed"] == 7
+    # Each draw its own seed, which the control with the configured words shares.
+    assert [m["draw"] for m in draws] == [0, 1]
+    assert [m["seed"] for m in draws] == [7 + 1000, 7 + 2000]
+    control = read_json(
+        results / "random_label_words/control1/prompt_tuning/syn_sst2/trial0/metrics.json"
+    )
+    assert control["seed"] == 7 + 2000 and control["label_words"] == ["Negative", "Positive"]
     ranking = pd.read_parquet(results / "random_label_words/draw1/rankings/syn_sst2.parquet")
     assert len(ranking) == 2 * 1536
     table = pd.read_csv(results / "tables/A-S4.4.csv")
@@ -230,6 +247,7 @@ def test_smoke_random_label_words(smoke_run):
         "spearman_mean",
         "spearman_min",
         "spearman_max",
+        "control_spearman_mean",
         "spearman_vs_label_words",
         "test_accuracy_mean",
         "paper",
@@ -252,7 +270,8 @@ def test_smoke_adapters_and_bitfit(smoke_run):
         curves = pd.read_parquet(
             results / f"tuning_methods/{method}/perturbation/syn_tweet.parquet"
         )
-        assert set(curves["order"]) == {"syn_sst2", "syn_tweet", "syn_agnews", "random"}
+        orders = {"syn_sst2", "syn_tweet", "syn_agnews", "random", "random_layer_matched"}
+        assert set(curves["order"]) == orders
         assert sorted(curves["rate"].unique()) == [0.0, 0.1, 0.2]
         assert curves["accuracy"].between(0, 1).all()
         importance = pd.read_csv(results / f"tables/A-F8_{method}.csv")
@@ -351,10 +370,18 @@ def test_smoke_findings_table(smoke_run):
     assert list(findings.columns) == COLUMNS
     # six claims of sections 4-5, plus one per tuning method (adapter, BitFit)
     assert len(findings) == 8
-    assert set(findings["holds"]) <= {"yes", "no", "n/a"}
-    decided = findings[findings["holds"] != "n/a"]
-    expected = np.where(decided["value"] > decided["reference_value"], "yes", "no")
-    assert (decided["holds"] == expected).all()
+    assert set(findings["verdict"]) <= set(VERDICTS)
+    # Every verdict is the interval's: never a comparison of two point estimates.
+    decided = findings[findings["verdict"] != "n/a"]
+    assert (decided["ci_low"] <= decided["estimate"]).all()
+    assert (decided["estimate"] <= decided["ci_high"]).all()
+    expected = np.select(
+        [decided["ci_low"] > 0, decided["ci_high"] < 0], ["holds", "fails"], "inconclusive"
+    )
+    assert (decided["verdict"] == expected).all()
+    # The perturbation claims resample the stratified test samples of every task.
+    top = findings.iloc[0]
+    assert '"syn_sst2: test samples": 16' in top["counts"] and '"trials": 2' in top["counts"]
 
 
 def test_smoke_report_has_every_figure_table_and_the_config(smoke_run):

@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from skillneurons.data.tasks import TaskError, resolve_tasks
+from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.specs import ModelSourceError, resolve_models
 from skillneurons.paper_a.registry import PAPER_A
 from skillneurons.reporting import registry
@@ -30,6 +30,24 @@ RULES = WORKFLOW / "rules"
 
 class ConfigError(ValueError):
     """The configuration does not match the schema; the message names the key."""
+
+
+#: What a user task or model name may hold: it becomes a ``{task}`` / ``{model}``
+#: wildcard and a folder name of every output path.
+NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _check_names(config: Mapping) -> None:
+    """Refuse ``task_definitions`` and ``model_definitions`` names outside :data:`NAME`."""
+    for section, kind in (("task_definitions", "task"), ("model_definitions", "model")):
+        for name in config[section]:
+            if not NAME.fullmatch(name):
+                raise ConfigError(
+                    f"config key '{section}.{name}': {kind} name {name!r} may hold only "
+                    f"letters, digits, underscores and hyphens (it is the {{{kind}}} wildcard "
+                    f"and a folder of every output path); rename it, e.g. to "
+                    f"{re.sub(r'[^A-Za-z0-9_-]+', '_', name).strip('_') or kind!r}"
+                )
 
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
@@ -61,14 +79,29 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{path}': {error.message}"
 
 
+def _resolve_tasks(config: Mapping) -> dict[str, TaskSpec]:
+    """The configured tasks; an error names the ``task_definitions`` entry at fault, or
+    ``tasks`` when a listed task is not defined."""
+    for name, definition in config["task_definitions"].items():
+        try:
+            resolve_tasks([], {name: definition})
+        except TaskError as error:
+            raise ConfigError(f"config key 'task_definitions.{name}': {error}") from error
+    try:
+        return resolve_tasks(config["tasks"], config["task_definitions"])
+    except TaskError as error:
+        raise ConfigError(f"config key 'tasks': {error}") from error
+
+
 def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
     """Return a validated copy of ``config`` with every default filled in.
 
     Raises
     ------
     ConfigError
-        naming each offending key (unknown keys, wrong types, out-of-range values)
-        or the unknown task with the list of known ones.
+        naming each offending key (unknown keys, wrong types, out-of-range values),
+        a task or model name that cannot be a wildcard (:data:`NAME`), or the
+        unknown task with the list of known ones.
     """
     schema = schema or load_schema()
     checked = copy.deepcopy(dict(config))
@@ -76,11 +109,9 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(checked), key=lambda e: list(e.absolute_path))
     if errors:
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(map(_describe, errors)))
-    try:
-        tasks = resolve_tasks(checked["tasks"], checked["task_definitions"])
-    except TaskError as error:
-        raise ConfigError(f"config key 'tasks': {error}") from error
+        raise ConfigError("invalid configuration: " + "; ".join(map(_describe, errors)))
+    _check_names(checked)
+    tasks = _resolve_tasks(checked)
     try:
         resolve_models(checked["models"], checked["model_definitions"])
     except ModelSourceError as error:

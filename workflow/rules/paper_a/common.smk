@@ -28,11 +28,12 @@ def hard_prompt(task):
 # word_selectivity.smk
 
 
-def random_words_files(model, pattern, tasks, draws, trials=(None,)):
-    """results/{model}/random_label_words/draw{d}/<pattern> by task, then draw, then
-    trial (paper A, section 4.4)."""
+def random_words_files(model, pattern, tasks, draws, trials=(None,), variant="draw"):
+    """results/{model}/random_label_words/{variant}{d}/<pattern> by task, then draw, then
+    trial (paper A, section 4.4; variant draw: random label words, control: the
+    configured ones with the draw's seeds)."""
     return [
-        f"results/{model}/random_label_words/draw{draw}/"
+        f"results/{model}/random_label_words/{variant}{draw}/"
         + pattern.format(task=task, trial=trial)
         for task in tasks
         for draw in draws
@@ -57,14 +58,31 @@ def tuning_curves(model, method, tasks):
 
 
 def findings_inputs(wildcards):
-    """The tables behind the claims; §4.4 and §5 only when the config runs them."""
-    tables = f"results/{wildcards.model}/tables"
+    """The per-sample results behind the claims: perturbation files, rankings, the
+    controls' top neurons; §4.4 and §5 only when the config runs them."""
     inputs = {
-        "importance": f"{tables}/A-F6_summary.csv",
-        "correlation": f"{tables}/A-F5.csv",
-        "controls": f"{tables}/A-T3.csv",
-        "methods": [f"{tables}/A-F8_{method}_summary.csv" for method in TUNING_METHODS],
+        "perturbation": task_files(wildcards, "perturbation/{task}.parquet"),
+        "rankings": task_files(wildcards, "rankings/{task}.parquet"),
+        **{
+            control: expand(
+                "results/{model}/skill_neurons/{control}/{task}/trial{trial}.json",
+                model=wildcards.model,
+                control=control,
+                task=list(TASKS),
+                trial=CONTROL_TRIALS,
+            )
+            for control in ("random_prompt", "random_model")
+        },
+        **{
+            method: tuning_curves(wildcards.model, method, TUNING_TASKS)
+            for method in TUNING_METHODS
+        },
     }
     if RANDOM_WORDS_TASKS:
-        inputs["label_words"] = f"{tables}/A-S4.4.csv"
+        inputs["label_words"] = random_words_files(
+            wildcards.model,
+            "rankings/{task}.parquet",
+            RANDOM_WORDS_TASKS,
+            RANDOM_WORDS_DRAWS,
+        )
     return inputs

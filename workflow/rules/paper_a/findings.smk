@@ -17,7 +17,16 @@ rule findings:
         mem_mb=1000,
         runtime=5,
     params:
-        methods=TUNING_METHODS,
+        tasks=list(TASKS),
         task_types=TASK_TYPES,
+        methods=TUNING_METHODS,
+        method_tasks=TUNING_TASKS,
+        label_word_tasks=RANDOM_WORDS_TASKS,
+        draws=len(RANDOM_WORDS_DRAWS),
+        bootstrap={
+            "resamples": config["findings"]["bootstrap"],
+            "alpha": config["findings"]["alpha"],
+            "seed": config["seed"],
+        },
     script:
         "../../scripts/paper_a/findings_table.py"

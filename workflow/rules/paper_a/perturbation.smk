@@ -5,6 +5,8 @@ and task correlations of predictivity orders (A-F5, A-F14)."""
 from skillneurons.paper_a.registry import PAPER_A
 
 PERTURBATION = config["perturbation"]
+# What the perturbation of a neuron reads (skillneurons.neurons.perturbation).
+PERTURBATION_KEYS = ["kind", "sigma", "mean", "unit", "positions", "draw"]
 # A-F4 shows one evaluation task (paper: Tweet); default: the first three-way sentiment
 # task, else the first task.
 CURVE_FIGURE_TASKS = PERTURBATION["figure_tasks"] or [
@@ -58,11 +60,10 @@ rule perturbation_curves:
             "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
         ),
         selectivity="results/{model}/selectivity/{task}.safetensors",
-        # a_bsl (Eq. 3) of each trial, only to replace activations by it.
-        baselines=lambda w: (
-            trial_files(w, "activations/{task}/trial{trial}/baseline.safetensors")
-            if PERTURBATION["kind"] == "baseline"
-            else []
+        # a_bsl (Eq. 3) and the activation std of each trial (kind baseline, unit
+        # neuron_std).
+        baselines=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/baseline.safetensors"
         ),
     output:
         "results/{model}/perturbation/{task}.parquet",
@@ -78,16 +79,14 @@ rule perturbation_curves:
         model=lambda w: MODELS[w.model],
         sources=list(TASKS),
         rates=PERTURBATION["rates"],
-        settings={
-            key: PERTURBATION[key]
-            for key in ("kind", "sigma", "mean", "positions", "draw")
-        },
+        settings=pick("perturbation", PERTURBATION_KEYS),
         trials=TRIALS,
         # One noise seed (and random order) per trial.
         seeds=[config["seed"] + trial for trial in TRIALS],
         random_orders=PERTURBATION["random_orders"],
         scope=config["ranking"]["scope"],
-        max_test_samples=PERTURBATION["max_test_samples"],
+        test_samples=PERTURBATION["test_samples"],
+        subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=PERTURBATION["batch_size"],
     script:

@@ -94,12 +94,8 @@ rule tuning_method_perturbation:
         rankings=expand(
             "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
         ),
-        # a_bsl of the tuned model, only to replace activations by it.
-        train=lambda w: (
-            f"data/splits/{w.task}/train.parquet"
-            if config["perturbation"]["kind"] == "baseline"
-            else []
-        ),
+        # a_bsl and the activation std of the tuned model (kind baseline, neuron_std).
+        train="data/splits/{task}/train.parquet",
     output:
         f"{TUNING_DIR}/perturbation/{{task}}.parquet",
     log:
@@ -116,10 +112,7 @@ rule tuning_method_perturbation:
         rates=config["perturbation"]["rates"],
         # No soft prompts: every position is perturbed (positions "all").
         settings={
-            **{
-                key: config["perturbation"][key]
-                for key in ("kind", "sigma", "mean", "draw")
-            },
+            **pick("perturbation", ["kind", "sigma", "mean", "unit", "draw"]),
             "positions": "all",
         },
         trials=TUNING_TRIALS,
@@ -127,7 +120,8 @@ rule tuning_method_perturbation:
         seeds=[config["seed"] + trial for trial in TUNING_TRIALS],
         random_orders=config["perturbation"]["random_orders"],
         scope=config["ranking"]["scope"],
-        max_test_samples=config["perturbation"]["max_test_samples"],
+        test_samples=config["perturbation"]["test_samples"],
+        subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["perturbation"]["batch_size"],
         baseline_samples=config["activations"]["baseline_samples"],

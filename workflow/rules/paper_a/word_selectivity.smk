@@ -5,6 +5,7 @@ random label words (prompt tuning, activations and ranking rerun per draw)."""
 
 wildcard_constraints:
     draw=r"\d+",
+    variant="draw|control",
 
 
 from skillneurons.paper_a.registry import PAPER_A
@@ -14,7 +15,9 @@ RANDOM_WORDS = config["random_label_words"]
 RANDOM_WORDS_TASKS = task_subset("random_label_words")
 RANDOM_WORDS_DRAWS = list(range(RANDOM_WORDS["draws"]))
 RANDOM_WORDS_TRIALS = list(range(RANDOM_WORDS["trials"]))
-RANDOM_WORDS_DIR = "results/{model}/random_label_words/draw{draw}"
+# variant draw: random label words of draw d; control: the configured label words with
+# draw d's seeds (how much the orders move with the seed alone).
+RANDOM_WORDS_DIR = "results/{model}/random_label_words/{variant}{draw}"
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -73,7 +76,7 @@ rule prompt_tuning_random_words:
         prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
         metrics=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
     log:
-        "logs/{model}/random_label_words/draw{draw}/prompt_tuning/{task}/trial{trial}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -82,15 +85,20 @@ rule prompt_tuning_random_words:
         runtime=120,
     params:
         model=lambda w: MODELS[w.model],
-        label_words=None,
+        label_words=lambda w: label_words(w.task) if w.variant == "control" else None,
         # Draw d of whole words from the vocabulary (skillneurons.paper_a.label_word_sampling).
-        random_words=lambda w: {
-            "num_labels": TASKS[w.task].num_labels,
-            "seed": config["seed"],
-            "draw": int(w.draw),
-        },
+        random_words=lambda w: (
+            {
+                "num_labels": TASKS[w.task].num_labels,
+                "seed": config["seed"],
+                "draw": int(w.draw),
+            }
+            if w.variant == "draw"
+            else None
+        ),
         settings=pick("prompt_tuning", PROMPT_TUNING_KEYS),
-        seed=lambda w: config["seed"] + int(w.trial),
+        # Each draw its own prompt-init and data-order seed, shared with its control.
+        seed=lambda w: config["seed"] + 1000 * (int(w.draw) + 1) + int(w.trial),
     script:
         "../../scripts/shared/prompt_tuning.py"
 
@@ -108,7 +116,7 @@ use rule dump_activations as dump_activations_random_words with:
         test=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/test.parquet",
         dev_input=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev_input.parquet",
     log:
-        "logs/{model}/random_label_words/draw{draw}/activations/{task}/trial{trial}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}.log",
 
 
 use rule rank_neurons as rank_neurons_random_words with:
@@ -121,6 +129,7 @@ use rule rank_neurons as rank_neurons_random_words with:
             [w.task],
             [w.draw],
             RANDOM_WORDS_TRIALS,
+            w.variant,
         ),
         dev_dumps=lambda w: random_words_files(
             w.model,
@@ -128,6 +137,7 @@ use rule rank_neurons as rank_neurons_random_words with:
             [w.task],
             [w.draw],
             RANDOM_WORDS_TRIALS,
+            w.variant,
         ),
         dev_input_dumps=lambda w: random_words_files(
             w.model,
@@ -135,6 +145,7 @@ use rule rank_neurons as rank_neurons_random_words with:
             [w.task],
             [w.draw],
             RANDOM_WORDS_TRIALS,
+            w.variant,
         ),
         test_dumps=lambda w: random_words_files(
             w.model,
@@ -142,13 +153,14 @@ use rule rank_neurons as rank_neurons_random_words with:
             [w.task],
             [w.draw],
             RANDOM_WORDS_TRIALS,
+            w.variant,
         ),
     output:
         ranking=f"{RANDOM_WORDS_DIR}/rankings/{{task}}.parquet",
         predictivity=f"{RANDOM_WORDS_DIR}/predictivity/{{task}}.safetensors",
         top_neurons=f"{RANDOM_WORDS_DIR}/skill_neurons/{{task}}.json",
     log:
-        "logs/{model}/random_label_words/draw{draw}/rankings/{task}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/rankings/{task}.log",
 
 
 rule random_label_words_table:
@@ -162,6 +174,13 @@ rule random_label_words_table:
             RANDOM_WORDS_TASKS,
             RANDOM_WORDS_DRAWS,
             RANDOM_WORDS_TRIALS,
+        ),
+        controls=lambda w: random_words_files(
+            w.model,
+            "rankings/{task}.parquet",
+            RANDOM_WORDS_TASKS,
+            RANDOM_WORDS_DRAWS,
+            variant="control",
         ),
         reference=expand(
             "results/{{model}}/rankings/{task}.parquet", task=RANDOM_WORDS_TASKS

@@ -31,5 +31,8 @@ rule rank_neurons:
     resources:
         mem_mb=4000,
         runtime=30,
+    params:
+        # Seeds the random key that breaks ties in predictivity.
+        seed=config["seed"],
     script:
         "../../scripts/shared/rank_neurons.py"

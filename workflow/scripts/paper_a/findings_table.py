@@ -1,30 +1,43 @@
-"""Rule findings: paper A's qualitative claims of sections 4-5, checked on this run."""
+"""Rule findings: paper A's claims of sections 4-5 on this run, each an effect with its
+bootstrap confidence interval and verdict (skillneurons.paper_a.findings)."""
 
 import pandas as pd
 
+from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
+from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.findings import findings_table
+from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
-    label_words = inputs.get("label_words")
+    tasks, scores_of = params.tasks, lambda path: Ranking.from_parquet(path).scores()
+    draws = params.draws
+    words = [scores_of(path) for path in inputs.get("label_words", [])]
     table = findings_table(
-        importance_summary=pd.read_csv(inputs.importance),
-        correlation=pd.read_csv(inputs.correlation, index_col="task"),
-        controls=pd.read_csv(inputs.controls),
-        label_word_agreement=(
-            pd.read_csv(label_words) if label_words else pd.DataFrame({"spearman_mean": []})
-        ),
-        method_summaries={
-            method: pd.read_csv(path)
-            for method, path in zip(params.methods, inputs.methods, strict=True)
+        perturbation=dict(zip(tasks, map(pd.read_parquet, inputs.perturbation), strict=True)),
+        scores=dict(zip(tasks, map(scores_of, inputs.rankings), strict=True)),
+        controls={
+            setting: [read_json(path) for path in inputs[setting]]
+            for setting in ("random_prompt", "random_model")
+        },
+        label_word_draws={
+            task: words[index * draws : (index + 1) * draws]
+            for index, task in enumerate(params.label_word_tasks)
+        },
+        methods={
+            method: dict(
+                zip(params.method_tasks, map(pd.read_parquet, inputs[method]), strict=True)
+            )
+            for method in params.methods
         },
         task_types=params.task_types,
+        settings=BootstrapSettings(**params.bootstrap),
     )
     write_frame(
         snakemake.output.csv,
         snakemake.output.md,
         table,
-        "Findings: paper A's claims of sections 4-5 on this run",
+        "Findings: paper A's claims of sections 4-5 on this run (95% bootstrap intervals)",
     )

@@ -1,15 +1,17 @@
 """Rule perturbation_curves: accuracy of every prompt-tuned trial of an evaluation task
-on its test split while neurons are perturbed in every order (each source task's
-predictivity order, random orders, the selectivity index) at every rate (paper A, §4.2,
-Figures 4, 11 and 15). One model load serves every trial."""
+on a label-stratified test subset while neurons are perturbed in every order (each
+source task's predictivity order, uniform and layer-matched random orders, the
+selectivity index) at every rate (paper A, §4.2, Figures 4, 11 and 15). One model load
+serves every trial."""
 
 from skillneurons.data.splits import read_split
+from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.io import read_tensors
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.prompted import classifier_from_prompt_file
-from skillneurons.neurons.perturbation import TrialModel, write_perturbation_file
+from skillneurons.neurons.perturbation import TrialModel, noise_scale, write_perturbation_file
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.neurons.selectivity import read_selectivity
 
@@ -17,18 +19,17 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
     rankings = dict(zip(params.sources, map(Ranking.from_parquet, inputs.rankings), strict=True))
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
-    test = read_split(inputs.test)[0]
-    if params.max_test_samples is not None:
-        test = test.head(params.max_test_samples)
+    test = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.subset_seed)
     split = encode_frame(loaded, test, params.max_length)
-    baselines = inputs.get("baselines") or [None] * len(params.trials)
+    baselines = [read_tensors(path) for path in inputs.baselines]
     trials = (
         TrialModel(
             trial,
             seed,
             classifier_from_prompt_file(loaded, prompt),
             split,
-            read_tensors(baseline)["prompt"].numpy() if baseline else None,
+            baseline["prompt"].numpy(),
+            noise_scale(baseline["prompt_std"]),
         )
         for trial, prompt, seed, baseline in zip(
             params.trials, inputs.prompts, params.seeds, baselines, strict=True
@@ -40,6 +41,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         rankings,
         read_selectivity(inputs.selectivity),
         {"model": wildcards.model, "eval_task": wildcards.task},
+        sample_idx=test["idx"].tolist(),
         rates=params.rates,
         settings=params.settings,
         random_orders=params.random_orders,

@@ -1,5 +1,6 @@
 """Rule random_label_words_table: agreement of the neuron orders found with random label
-words (paper A, §4.4: average pairwise Spearman correlation 0.87)."""
+words (paper A, §4.4: average pairwise Spearman correlation 0.87), beside the agreement
+of the configured label words over the same seeds."""
 
 import pandas as pd
 
@@ -14,13 +15,14 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     metrics = pd.DataFrame([read_json(path) for path in inputs.metrics])
     rows = []
     for index, task in enumerate(params.tasks):  # rankings: task-major, then draw
-        rankings = inputs.rankings[index * params.draws : (index + 1) * params.draws]
+        span = slice(index * params.draws, (index + 1) * params.draws)
         runs = metrics[metrics["task"] == task].sort_values(["draw", "trial"])
         words = runs.groupby("draw", sort=True)["label_words"].first().tolist()
         rows.append(
             agreement_row(
                 task,
-                [Ranking.from_parquet(path) for path in rankings],
+                [Ranking.from_parquet(path) for path in inputs.rankings[span]],
+                [Ranking.from_parquet(path) for path in inputs.controls[span]],
                 words,
                 Ranking.from_parquet(inputs.reference[index]),
                 runs["test_accuracy"].tolist(),

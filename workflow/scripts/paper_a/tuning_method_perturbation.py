@@ -1,8 +1,10 @@
 """Rule tuning_method_perturbation: accuracy of every adapter or BitFit trial of a task
-on its test split while neurons are perturbed in each source task's prompt-tuning
-predictivity order and in random orders (paper A, §5, Figures 7, 12, 13)."""
+on a label-stratified test subset while neurons are perturbed in each source task's
+prompt-tuning predictivity order and in uniform and layer-matched random orders (paper
+A, §5, Figures 7, 12, 13)."""
 
 from skillneurons.data.splits import read_split
+from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.device import configure_torch
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.perturbation import write_perturbation_file
@@ -13,6 +15,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
     rankings = dict(zip(params.sources, map(Ranking.from_parquet, inputs.rankings), strict=True))
     device = configure_torch(snakemake.threads, snakemake.resources.get("gpu", 0))
+    test = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.subset_seed)
     write_perturbation_file(
         snakemake.output[0],
         method_trials(
@@ -20,8 +23,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             inputs.weights,
             params.trials,
             params.seeds,
-            read_split(inputs.test)[0].iloc[: params.max_test_samples],
-            read_split(inputs.train)[0] if inputs.get("train") else None,
+            test,
+            read_split(inputs.train)[0],
             device=device,
             max_length=params.max_length,
             batch_size=params.batch_size,
@@ -30,6 +33,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         rankings,
         None,
         {"model": wildcards.model, "method": wildcards.method, "eval_task": wildcards.task},
+        sample_idx=test["idx"].tolist(),
         rates=params.rates,
         settings=params.settings,
         random_orders=params.random_orders,

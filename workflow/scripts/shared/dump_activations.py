@@ -1,8 +1,8 @@
 """Rule dump_activations: from one model load, the baseline of Eq. 3 (the mean training
-activation of every neuron at every prompt token, [layers, tokens, neurons], and of the
-input-token mean/max), then dev and test activations at the prompt tokens and dev's
-input-token mean/max (Figure 3's baselines) as float16 Parquet with one row group per
-batch (paper A, §3.1)."""
+activation of every neuron at every prompt token, [layers, tokens, neurons], its std
+over the training samples, and the mean of the input-token mean/max), then dev and test
+activations at the prompt tokens and dev's input-token mean/max (Figure 3's baselines)
+as float16 Parquet with one row group per batch (paper A, §3.1)."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.infra.io import write_tensors
@@ -11,6 +11,7 @@ from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.prompted import classifier_from_prompt_file
 from skillneurons.neurons.activations import (
+    activation_moments,
     baseline_activation,
     dump_activations,
     input_token_activations,
@@ -29,8 +30,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     classifier = classifier_from_prompt_file(loaded, inputs.prompt)
     train = encode_frame(loaded, read_split(inputs.train)[0], params.max_length)
     options = {"batch_size": params.batch_size, "max_samples": params.baseline_samples}
+    prompt_mean, prompt_std = activation_moments(classifier, train, **options, progress=True)
     baselines = {
-        "prompt": baseline_activation(classifier, train, **options, progress=True),
+        "prompt": prompt_mean,
+        "prompt_std": prompt_std,
         "input_mean_max": baseline_activation(
             classifier, train, **options, reduce=input_token_activations, progress=True
         ),

@@ -10,10 +10,14 @@ test rows are carved out of ``"train"`` rows when a source has none; see
 
 from __future__ import annotations
 
+import codecs
+import json
+import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -21,6 +25,7 @@ from skillneurons.data.synthetic import generate_task
 from skillneurons.data.tasks import TaskError, TaskSpec
 from skillneurons.infra.io import write_table
 
+LOG = logging.getLogger(__name__)
 STANDARD_COLUMNS = ("text_a", "text_b", "label", "role")
 RAW_SCHEMA = pa.schema(
     [
@@ -36,48 +41,146 @@ class DataSourceError(RuntimeError):
     """A task's source could not be read (no network, missing file, bad columns)."""
 
 
-def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> pd.DataFrame:
-    """Map a source frame onto the standard columns, checking columns and labels.
+#: How rows are numbered in messages, by the index name :func:`read_file` gives a frame:
+#: CSV data rows from 1 (the first row below the header), JSON Lines line numbers, and
+#: Parquet rows from 1; other frames (Hub splits) are numbered ``row`` from 1.
+ROW_UNITS = ("data row", "line", "row")
+SHOWN_ROWS = 5
 
-    Labels may be integers or label names. For tasks restricted to some source
-    classes (``spec.keep_labels``) other rows are dropped and kept ones renumbered.
-    ``where`` names the source in error messages.
+
+def _numbered(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with an index of row numbers as a user sees them (see :data:`ROW_UNITS`)."""
+    if frame.index.name in ROW_UNITS:
+        return frame
+    return frame.set_axis(pd.RangeIndex(1, len(frame) + 1, name="row"))
+
+
+def _rows(frame: pd.DataFrame, mask: pd.Series) -> str:
+    """The rows of ``frame`` where ``mask`` holds, for a message: ``data rows 2, 7``."""
+    numbers = frame.index[mask.to_numpy()].tolist()
+    shown = ", ".join(map(str, numbers[:SHOWN_ROWS]))
+    more = f" and {len(numbers) - SHOWN_ROWS} more" if len(numbers) > SHOWN_ROWS else ""
+    return f"{frame.index.name}{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def _require_filled(frame: pd.DataFrame, column: str, where: str) -> None:
+    """Refuse empty (null) cells in ``column``, naming the rows."""
+    empty = frame[column].isna()
+    if empty.any():
+        cells = "an empty cell" if empty.sum() == 1 else f"{empty.sum()} empty cells"
+        raise DataSourceError(
+            f"{where} has {cells} in column {column!r} ({_rows(frame, empty)}); "
+            "fill those cells or drop those rows"
+        )
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _text_column(frame: pd.DataFrame, column: str, where: str) -> pd.Series:
+    """The values of a text column as strings.
+
+    Empty cells are refused. Integers (an integer Parquet column, or numbers in a JSON
+    Lines file) become their decimal text, which loses nothing, and the conversion is
+    logged; any other non-text value (floats, booleans, lists, ...) is refused, since
+    its text form is a guess (``007`` stored as the float 7.0 cannot be recovered).
     """
+    _require_filled(frame, column, where)
+    values = frame[column]
+    if pd.api.types.is_integer_dtype(values):
+        integer = pd.Series(True, index=values.index)
+    elif pd.api.types.is_string_dtype(values) and values.dtype != object:
+        return values
+    else:
+        integer = values.map(_is_integer).astype(bool)
+    text = integer | values.map(lambda value: isinstance(value, str)).astype(bool)
+    if not text.all():
+        first = values[~text].iloc[0]
+        first = first.tolist() if isinstance(first, np.generic | np.ndarray) else first
+        raise DataSourceError(
+            f"{where}: column {column!r} holds {type(first).__name__} values, not text "
+            f"({_rows(frame, ~text)}, e.g. {first!r}); store that column as strings"
+        )
+    if integer.any():
+        LOG.warning(
+            "%s: column %r holds integers (%s); they are read as their decimal text",
+            where,
+            column,
+            _rows(frame, integer),
+        )
+    return values.astype(str)
+
+
+def _label_ids(frame: pd.DataFrame, spec: TaskSpec, where: str) -> pd.Series:
+    """The label column as integer ids (not yet checked against the label count).
+
+    Labels are compared as text with surrounding whitespace stripped (``" positive "``
+    is ``positive``; ``1`` is ``"1"``). When every label is one of ``spec.label_names``
+    labels are names; otherwise, when every label is an integer, they are ids
+    ``0..k-1`` into ``label_names`` (or a Hub dataset's own ids). Mixing both is refused.
+    """
+    column = spec.label_column
+    _require_filled(frame, column, where)
+    text = frame[column].astype(str).str.strip()
+    lookup = {name: i for i, name in enumerate(spec.label_names)}
+    is_name = text.isin(lookup)
+    if is_name.all():
+        return text.map(lookup).astype("int64")
+    is_integer = text.str.fullmatch(r"[+-]?\d+").astype(bool)
+    if is_integer.all():
+        return text.astype("int64")
+    unknown = ~is_name & ~is_integer
+    if unknown.any():
+        values = sorted(set(text[unknown]))
+        raise DataSourceError(
+            f"{where} has labels {values[:SHOWN_ROWS]} ({_rows(frame, unknown)}) in column "
+            f"{column!r} that are not among the declared label_names "
+            f"{list(spec.label_names)}; write one of those names, or integers "
+            f"0..{spec.num_labels - 1} indexing them"
+        )
+    raise DataSourceError(
+        f"{where} mixes label names ({_rows(frame, is_name)}) and integer labels "
+        f"({_rows(frame, is_integer & ~is_name)}) in column {column!r}; write either the "
+        f"names {list(spec.label_names)} or integers 0..{spec.num_labels - 1}, not both"
+    )
+
+
+def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> pd.DataFrame:
+    """Map a source frame onto the standard columns, checking columns, texts and labels.
+
+    Texts must be filled in and be text (see :func:`_text_column`); labels may be
+    integers or label names (see :func:`_label_ids`). For tasks restricted to some
+    source classes (``spec.keep_labels``) other rows are dropped and kept ones
+    renumbered. ``where`` names the source in error messages, which number rows as
+    :data:`ROW_UNITS` says.
+    """
+    where = f"task {spec.name!r}: {where}"
+    frame = _numbered(frame)
     needed = [*spec.text_columns, spec.label_column]
     missing = [column for column in needed if column not in frame.columns]
     if missing:
         raise DataSourceError(
-            f"task {spec.name!r}: {where} has no column(s) {', '.join(map(repr, missing))}; "
+            f"{where} has no column(s) {', '.join(map(repr, missing))}; "
             f"its columns are {', '.join(map(str, frame.columns))}"
         )
-    labels = frame[spec.label_column]
-    if labels.isna().any():
-        raise DataSourceError(f"task {spec.name!r}: {where} has missing labels")
-    if not pd.api.types.is_integer_dtype(labels):
-        lookup = {name: i for i, name in enumerate(spec.label_names)}
-        unknown = sorted(set(map(str, labels)) - set(lookup))
-        if unknown:
-            raise DataSourceError(
-                f"task {spec.name!r}: {where} has labels {unknown[:5]} outside the declared "
-                f"label_names {list(spec.label_names)}"
-            )
-        labels = labels.astype(str).map(lookup)
-    labels = labels.astype("int64")
+    labels = _label_ids(frame, spec, where)
     if spec.keep_labels is not None:
         remap = {source: i for i, source in enumerate(spec.keep_labels)}
         keep = labels.isin(remap)
         frame, labels = frame[keep], labels[keep].map(remap).astype("int64")
-    bad = sorted(set(labels) - set(range(spec.num_labels)))
-    if bad:
+    outside = ~labels.isin(range(spec.num_labels))
+    if outside.any():
         raise DataSourceError(
-            f"task {spec.name!r}: {where} has labels {bad[:5]} outside 0..{spec.num_labels - 1} "
-            f"(label_names {list(spec.label_names)})"
+            f"{where} has labels {sorted(set(labels[outside]))[:SHOWN_ROWS]} outside "
+            f"0..{spec.num_labels - 1} ({_rows(frame, outside)}); integer labels index "
+            f"label_names {list(spec.label_names)}, so they must lie in 0..{spec.num_labels - 1}"
         )
-    text_b = frame[spec.text_columns[1]].astype(str) if spec.is_pair else None
+    texts = [_text_column(frame, column, where) for column in spec.text_columns]
     return pd.DataFrame(
         {
-            "text_a": frame[spec.text_columns[0]].astype(str).to_numpy(),
-            "text_b": text_b.to_numpy() if text_b is not None else [None] * len(frame),
+            "text_a": texts[0].to_numpy(),
+            "text_b": texts[1].to_numpy() if spec.is_pair else [None] * len(frame),
             "label": labels.to_numpy(),
             "role": role,
         }
@@ -145,19 +248,113 @@ def _download(
     return frame_from_splits(spec, splits, where)
 
 
-def read_file(path: str | os.PathLike, file_format: str | None = None) -> pd.DataFrame:
-    """Read a CSV, JSON Lines or Parquet file into a frame."""
+def _decode_error(path: Path, encoding: str, key: str | None) -> DataSourceError:
+    """The error for a file that is not valid text in ``encoding``: the first bad line."""
+    fix = "save it as UTF-8"
+    if key:
+        fix += f" or set {key}.encoding to its encoding (e.g. latin-1 or cp1252)"
+    with open(path, "rb") as stream:
+        for number, line in enumerate(stream, 1):
+            try:
+                line.decode(encoding)
+            except UnicodeDecodeError as error:
+                return DataSourceError(
+                    f"data file {path} is not {encoding} text: byte 0x{line[error.start]:02x} "
+                    f"on line {number} cannot be decoded; {fix}"
+                )
+    return DataSourceError(f"data file {path} is not {encoding} text; {fix}")
+
+
+def _read_csv(path: Path, encoding: str) -> pd.DataFrame:
+    """A CSV file with every cell as text (no type guessing: ``007`` stays ``007``); only
+    empty cells are missing (``NA`` or ``null`` are texts)."""
+    try:
+        frame = pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_values=[""], encoding=encoding
+        )
+    except pd.errors.EmptyDataError as error:
+        raise DataSourceError(
+            f"data file {path} is empty; write a header row naming the columns, then one "
+            "row per example"
+        ) from error
+    except pd.errors.ParserError as error:
+        raise DataSourceError(
+            f"data file {path} is not valid CSV ({' '.join(str(error).split())}); a cell "
+            'that holds a comma, a quote or a line break must be in double quotes ("a, b")'
+        ) from error
+    return frame.set_axis(pd.RangeIndex(1, len(frame) + 1, name="data row"))
+
+
+def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
+    """A JSON Lines file: one JSON object per line (blank lines skipped), indexed by line."""
+    records, lines = [], []
+    with open(path, encoding=encoding) as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DataSourceError(
+                    f"data file {path}: line {number} is not valid JSON ({error.msg}, column "
+                    f"{error.pos + 1}); fix or delete that line (JSON Lines: one object per line)"
+                ) from error
+            if not isinstance(record, dict):
+                raise DataSourceError(
+                    f"data file {path}: line {number} holds a JSON {type(record).__name__}, "
+                    'not an object; write one object per line, e.g. {"text": ..., "label": ...}'
+                )
+            records.append(record)
+            lines.append(number)
+    return pd.DataFrame.from_records(records, index=pd.Index(lines, name="line"))
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        frame = pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as error:
+        raise DataSourceError(
+            f"data file {path} is not a readable Parquet file ({' '.join(str(error).split())}); "
+            "write it with pandas.DataFrame.to_parquet or set 'format' to the file's format"
+        ) from error
+    return frame.set_axis(pd.RangeIndex(1, len(frame) + 1, name="row"))
+
+
+def read_file(
+    path: str | os.PathLike,
+    file_format: str | None = None,
+    *,
+    encoding: str = "utf-8",
+    key: str | None = None,
+) -> pd.DataFrame:
+    """Read a CSV, JSON Lines or Parquet file into a frame indexed by row number.
+
+    The index counts rows as a user sees them in the file (see :data:`ROW_UNITS`).
+    CSV cells are all read as text. ``encoding`` is that of a CSV or JSON Lines file
+    (a UTF-8 byte-order mark is skipped); Parquet text is always UTF-8.
+    ``key`` is the config entry the file comes from (``task_definitions.<task>``),
+    named in errors with the setting to change. A file without data rows is refused.
+    """
     path = Path(path)
     if not path.exists():
-        raise DataSourceError(f"data file {path} does not exist")
+        check = f"; check {key}.path (a relative path starts at the working directory)"
+        raise DataSourceError(f"data file {path} does not exist{check if key else ''}")
     fmt = file_format or path.suffix.lstrip(".").lower()
-    if fmt == "parquet":
-        return pd.read_parquet(path)
-    if fmt in ("jsonl", "json"):
-        return pd.read_json(path, lines=True)
-    if fmt == "csv":
-        return pd.read_csv(path)
-    raise DataSourceError(f"data file {path}: unknown format {fmt!r} (csv, jsonl, parquet)")
+    if fmt not in ("parquet", "jsonl", "json", "csv"):
+        raise DataSourceError(f"data file {path}: unknown format {fmt!r} (csv, jsonl, parquet)")
+    text_encoding = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    try:
+        if fmt == "parquet":
+            frame = _read_parquet(path)
+        elif fmt == "csv":
+            frame = _read_csv(path, text_encoding)
+        else:
+            frame = _read_json_lines(path, text_encoding)
+    except UnicodeDecodeError as error:
+        raise _decode_error(path, encoding, key) from error
+    if frame.empty:
+        raise DataSourceError(f"data file {path} has no data rows; add one row per example")
+    return frame
 
 
 def load_source(
@@ -190,7 +387,12 @@ def load_source(
         roles = ["train"] * counts[0] + ["dev"] * counts[1] + ["test"] * counts[2]
         return frame.assign(role=roles)[list(STANDARD_COLUMNS)]
     if spec.source == "file":
-        frame = read_file(spec.path, spec.file_format)
+        frame = read_file(
+            spec.path,
+            spec.file_format,
+            encoding=spec.encoding,
+            key=f"task_definitions.{spec.name}",
+        )
         return standardize(frame, spec, "train", f"file {spec.path}")
     if spec.source == "hub":
         if local_copy:

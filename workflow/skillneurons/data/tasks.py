@@ -30,6 +30,7 @@ file (see :func:`task_from_config`).
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -78,6 +79,7 @@ class TaskSpec:
     test_split : source split used as test, or ``None`` to carve test out of the
         training data as well (user tasks with a single file).
     path, file_format : the local file of a user task.
+    encoding : text encoding of that file when it is CSV or JSON Lines.
     subtasks : binary subtasks of a multi-class task.
     twin : for a synthetic task, the paper task it mirrors.
     """
@@ -96,6 +98,7 @@ class TaskSpec:
     test_split: str | None = "test"
     path: str | None = None
     file_format: str | None = None
+    encoding: str = "utf-8"
     subtasks: tuple[Subtask, ...] = field(default_factory=tuple)
     twin: str | None = None
 
@@ -229,16 +232,8 @@ SYNTHETIC_SPECS: dict[str, TaskSpec] = {name: _synthetic_spec(name) for name in 
 BUILTIN_TASKS: dict[str, TaskSpec] = {**PAPER_TASKS, **SYNTHETIC_SPECS}
 
 
-def task_from_config(name: str, definition: Mapping) -> TaskSpec:
-    """Build the spec of a user task from its ``task_definitions`` entry in the config.
-
-    ``definition`` holds ``path``, ``format`` (csv, jsonl or parquet; guessed from the
-    suffix when absent), ``text_columns`` (one or two), ``label_column``,
-    ``label_names`` and ``type``. Labels in the file may be integers ``0..k-1`` or
-    the label names themselves. The file is split into train/dev/test by the
-    config's ``data.dev_fraction`` and ``data.test_fraction``; see
-    :func:`skillneurons.data.splits.make_splits`.
-    """
+def _file_format(name: str, definition: Mapping) -> str:
+    """The format of a user task's file: its ``format`` key, else the path's suffix."""
     path = str(definition["path"])
     fmt = definition.get("format") or path.rsplit(".", 1)[-1].lower()
     fmt = {"jsonl": "jsonl", "json": "jsonl", "csv": "csv", "parquet": "parquet"}.get(fmt)
@@ -247,25 +242,71 @@ def task_from_config(name: str, definition: Mapping) -> TaskSpec:
             f"task {name!r}: cannot tell the format of {path!r}; "
             "set 'format' to one of csv, jsonl, parquet"
         )
+    return fmt
+
+
+def _encoding(name: str, definition: Mapping) -> str:
+    """The ``encoding`` key of a user task (default utf-8), checked to be a known codec."""
+    encoding = definition.get("encoding", "utf-8")
+    try:
+        codecs.lookup(encoding)
+    except LookupError as error:
+        raise TaskError(
+            f"task {name!r}: encoding {encoding!r} is not a known text encoding; "
+            "use e.g. utf-8, latin-1 or cp1252"
+        ) from error
+    return encoding
+
+
+def _label_names(name: str, definition: Mapping) -> tuple[str, ...]:
+    """The ``label_names`` of a user task: two or more, all different."""
+    label_names = tuple(definition["label_names"])
+    if len(label_names) < 2:
+        raise TaskError(
+            f"task {name!r}: label_names must list at least two labels; it lists "
+            f"{list(label_names)}"
+        )
+    repeated = sorted({label for label in label_names if label_names.count(label) > 1})
+    if repeated:
+        raise TaskError(
+            f"task {name!r}: label_names {list(label_names)} repeat "
+            f"{', '.join(map(repr, repeated))}; give each label its own name"
+        )
+    return label_names
+
+
+def task_from_config(name: str, definition: Mapping) -> TaskSpec:
+    """Build the spec of a user task from its ``task_definitions`` entry in the config.
+
+    ``definition`` holds ``path``, ``format`` (csv, jsonl or parquet; guessed from the
+    suffix when absent), ``encoding`` (of a csv or jsonl file; default utf-8),
+    ``text_columns`` (one or two), ``label_column``, ``label_names`` and ``type``.
+    Labels in the file may be integers ``0..k-1`` or the label names themselves
+    (see :func:`skillneurons.data.sources.standardize`). The file is split into
+    train/dev/test by the config's ``data.dev_fraction`` and ``data.test_fraction``;
+    see :func:`skillneurons.data.splits.make_splits`.
+    """
+    fmt = _file_format(name, definition)
     task_type = definition.get("type", "sentiment")
     if task_type not in TASK_TYPES:
         raise TaskError(f"task {name!r}: type {task_type!r} is not one of {', '.join(TASK_TYPES)}")
     text_columns = tuple(definition["text_columns"])
     if len(text_columns) not in (1, 2):
-        raise TaskError(f"task {name!r}: text_columns must name one or two columns")
-    label_names = tuple(definition["label_names"])
-    if len(label_names) < 2:
-        raise TaskError(f"task {name!r}: label_names must list at least two labels")
+        raise TaskError(
+            f"task {name!r}: text_columns must name one or two columns (text_a and the "
+            f"optional text_b of a pair); it names {len(text_columns)}: {list(text_columns)}"
+        )
     return TaskSpec(
         name=name,
         type=task_type,
-        label_names=label_names,
+        label_names=_label_names(name, definition),
         source="file",
         text_columns=text_columns,
         label_column=definition.get("label_column", "label"),
         test_split=None,
-        path=path,
+        path=str(definition["path"]),
         file_format=fmt,
+        encoding=_encoding(name, definition),
     )
 
 
@@ -280,7 +321,10 @@ def resolve_tasks(
     known = {**BUILTIN_TASKS}
     for name, definition in definitions.items():
         if name in BUILTIN_TASKS:
-            raise TaskError(f"task_definitions.{name}: {name!r} is a built-in task name")
+            raise TaskError(
+                f"task {name!r} is a built-in task; give the one under task_definitions "
+                "another name"
+            )
         known[name] = task_from_config(name, definition)
     resolved = {}
     for name in names:

@@ -8,10 +8,13 @@ A model *source* is one of
 - a local directory with ``config.json``, safetensors weights and tokenizer files;
 - a Hugging Face Hub id (``roberta-base``), downloaded by ``transformers``.
 
-Weights load from safetensors only, ``trust_remote_code`` stays off unless the
-config turns it on, and local sources never contact the Hub. Masked-LM encoders,
-bare encoders (no MLM head, like MiniLM) and causal LMs are supported; which one a
-checkpoint is decides how label words are scored (:mod:`skillneurons.models.verbalizer`).
+Weights load from safetensors only (a pickle checkpoint such as ``pytorch_model.bin``
+is refused: loading a pickle runs code), ``trust_remote_code`` stays off unless the
+config turns it on, and local sources never contact the Hub. A checkpoint of a family
+without known neuron sites is refused as soon as its config is read. Masked-LM
+encoders, bare encoders (no MLM head, like MiniLM) and causal LMs are supported; which
+one a checkpoint is decides how label words are scored
+(:mod:`skillneurons.models.verbalizer`).
 """
 
 from __future__ import annotations
@@ -69,7 +72,10 @@ def resolve_source(source: str) -> tuple[str, bool]:
     path = Path(source)
     if path.exists():
         if not (path / "config.json").exists():
-            raise ModelSourceError(f"model source {source!r}: {path} has no config.json")
+            raise ModelSourceError(
+                f"model source {source!r}: {path} has no config.json; a model directory "
+                "holds what save_pretrained writes (config.json, model.safetensors, tokenizer)"
+            )
         return str(path), True
     if source.startswith((".", "/")):
         raise ModelSourceError(f"model source {source!r}: no such directory")
@@ -93,6 +99,63 @@ _AUTO_CLASS = {
     "encoder": "AutoModel",
     "causal_lm": "AutoModelForCausalLM",
 }
+
+#: Weight files that are Python pickles (``torch.load`` runs code stored in them).
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def _model_types(config) -> list[str]:
+    """``model_type`` of a config and of the configs nested in it (e.g. ``text_config``)."""
+    found = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, Mapping):
+            if isinstance(value.get("model_type"), str):
+                found.append(value["model_type"])
+            for item in value.values():
+                walk(item)
+
+    walk(config.to_dict())
+    return found
+
+
+def check_family(config, source: str) -> None:
+    """Refuse, before any weights load, a checkpoint of a family without known neuron
+    sites (:data:`skillneurons.models.sites.FFN_MODULES`), listing the supported ones.
+
+    The exact check, on the built model, is :func:`skillneurons.models.sites.ffn_sites`;
+    this one reads the config only, so a job fails as soon as it loads the model.
+    """
+    from skillneurons.models.sites import FFN_MODULES
+
+    model_types = _model_types(config)
+    if not any(model_type in FFN_MODULES for model_type in model_types):
+        raise ModelSourceError(
+            f"model source {source!r}: model_type {model_types[0] if model_types else None!r} "
+            f"({', '.join(config.architectures or ['no architectures'])}) has no known FFN "
+            f"neuron sites; supported families (config.json model_type): "
+            f"{', '.join(FFN_MODULES)}; use a checkpoint of one of them"
+        )
+
+
+def check_safetensors(directory: Path, source: str, kind: str) -> None:
+    """Refuse a local model directory without safetensors weights; when it holds pickle
+    weights (``pytorch_model.bin``), say why they are refused and how to convert them."""
+    if any(directory.glob("*.safetensors")):
+        return
+    pickles = sorted(path.name for path in directory.iterdir() if path.suffix in PICKLE_SUFFIXES)
+    if not pickles:
+        raise ModelSourceError(
+            f"model source {source!r}: {directory} has no safetensors weights "
+            "(model.safetensors); save the model there with save_pretrained"
+        )
+    raise ModelSourceError(
+        f"model source {source!r}: {directory} holds pickle weights ({', '.join(pickles)}) "
+        "and no model.safetensors; pickle checkpoints are refused on purpose, because "
+        "loading a pickle runs code stored in it. If you trust the file, convert it once: "
+        f'python -c "import transformers; transformers.{_AUTO_CLASS[kind]}.from_pretrained('
+        f'{str(directory)!r}).save_pretrained({str(directory)!r}, safe_serialization=True)"'
+    )
 
 
 def load_model(
@@ -133,7 +196,10 @@ def load_model(
             raise ModelSourceError(f"model source {source!r}: config has no attribute {key!r}")
         setattr(config, key, value)
     kind = model_kind(config)
+    check_family(config, source)
     auto = getattr(transformers, _AUTO_CLASS[kind])
+    if local and not random_init:
+        check_safetensors(Path(location), source, kind)
     if random_init:
         torch.manual_seed(seed)
         model = auto.from_config(config, trust_remote_code=trust_remote_code)

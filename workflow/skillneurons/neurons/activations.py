@@ -9,7 +9,7 @@ soft prompt token ``p_i`` for every sample ``x``. This module
   or the "Avg." / "Max." baselines of Figure 3 that reduce over the *input* tokens
   instead (:func:`input_token_activations`);
 - computes the baseline activation of Eq. 3 by streaming the training split
-  (:func:`baseline_activation`);
+  (:func:`baseline_activation`), with each neuron's std (:func:`activation_moments`);
 - dumps a split's activations to Parquet (:func:`dump_activations`,
   :class:`ActivationWriter`) and streams them back (:func:`iter_activations`,
   :func:`read_activations`), so predictivity (Eqs. 4-6) never holds a split in memory.
@@ -193,6 +193,49 @@ def _sample_count(split: EncodedSplit, max_samples: int | None) -> int:
     return min(len(split), max_samples)
 
 
+def activation_moments(
+    classifier: PromptedClassifier,
+    split: EncodedSplit,
+    batch_size: int,
+    reduce: Reduce = prompt_activations,
+    max_samples: int | None = None,
+    progress: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean and standard deviation over samples of every neuron's activation.
+
+    The mean is the baseline activation ``a_bsl(N, p_i)`` of Eq. 3 of paper A,
+    ``1/|D_train| * sum_{x_j in D_train} a(N, p_i, x_j)``, computed by streaming
+    ``split`` (the training split) in batches of ``batch_size`` (sorted by length to save
+    padding) with float64 running sums, so memory is bounded by one batch. The std
+    (population, over the same samples) is the unit of the ``neuron_std`` perturbation
+    noise. ``reduce`` gives the per-batch activations: :func:`prompt_activations` (the
+    paper) or :func:`input_token_activations` (Figure 3's "Avg."/"Max.").
+    ``max_samples`` keeps the first ``max_samples`` rows of the split.
+
+    Returns
+    -------
+    float32 ``[layers, tokens, neurons]`` mean and std, on the CPU.
+    """
+    count = _sample_count(split, max_samples)
+    if count == 0:
+        raise ValueError("baseline_activation needs at least one sample; the split is empty")
+    device = _device(classifier)
+    pad_id = classifier.pad_id
+    total = squares = None
+    batches = _batches(split, count, batch_size, by_length=True)
+    for rows in tqdm(batches, desc="baseline", disable=not progress, mininterval=5):
+        block = reduce(classifier, split.batch(rows, pad_id, device)).double()
+        partial, partial_squares = block.sum(dim=0), (block * block).sum(dim=0)
+        total = partial if total is None else total + partial
+        squares = partial_squares if squares is None else squares + partial_squares
+    mean = total / count
+    std = (squares / count - mean * mean).clamp(min=0.0).sqrt()
+    return (
+        mean.to(device="cpu", dtype=torch.float32),
+        std.to(device="cpu", dtype=torch.float32),
+    )
+
+
 def baseline_activation(
     classifier: PromptedClassifier,
     split: EncodedSplit,
@@ -201,31 +244,9 @@ def baseline_activation(
     max_samples: int | None = None,
     progress: bool = False,
 ) -> torch.Tensor:
-    """Baseline activation ``a_bsl(N, p_i)`` of every neuron (Eq. 3 of paper A).
-
-    ``a_bsl(N, p_i) = 1/|D_train| * sum_{x_j in D_train} a(N, p_i, x_j)``, computed by
-    streaming ``split`` (the training split) in batches of ``batch_size`` (sorted by
-    length to save padding) with a float64 running sum, so memory is bounded by one
-    batch. ``reduce`` gives the per-batch activations: :func:`prompt_activations`
-    (the paper) or :func:`input_token_activations` (Figure 3's "Avg."/"Max.").
-    ``max_samples`` keeps the first ``max_samples`` rows of the split.
-
-    Returns
-    -------
-    float32 ``[layers, tokens, neurons]`` on the CPU.
-    """
-    count = _sample_count(split, max_samples)
-    if count == 0:
-        raise ValueError("baseline_activation needs at least one sample; the split is empty")
-    device = _device(classifier)
-    pad_id = classifier.pad_id
-    total = None
-    batches = _batches(split, count, batch_size, by_length=True)
-    for rows in tqdm(batches, desc="baseline", disable=not progress, mininterval=5):
-        block = reduce(classifier, split.batch(rows, pad_id, device))
-        partial = block.sum(dim=0, dtype=torch.float64)
-        total = partial if total is None else total + partial
-    return (total / count).to(device="cpu", dtype=torch.float32)
+    """Baseline activation ``a_bsl(N, p_i)`` of every neuron (Eq. 3 of paper A): the mean
+    of :func:`activation_moments`, float32 ``[layers, tokens, neurons]`` on the CPU."""
+    return activation_moments(classifier, split, batch_size, reduce, max_samples, progress)[0]
 
 
 # --------------------------------------------------------------------------- writing

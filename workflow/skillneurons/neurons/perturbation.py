@@ -51,9 +51,9 @@ import torch
 from skillneurons.infra.io import write_table
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.sites import ffn_sites
-from skillneurons.models.training import accuracy
+from skillneurons.models.training import predict
 from skillneurons.neurons.hooks import NeuronEdit, edit_activations
-from skillneurons.neurons.ranking import Ranking, interleave_layers, split_flat
+from skillneurons.neurons.ranking import Ranking, interleave_layers, layer_offsets, split_flat
 from skillneurons.neurons.selectivity import selectivity_order
 
 LOG = logging.getLogger(__name__)
@@ -61,8 +61,13 @@ LOG = logging.getLogger(__name__)
 KINDS = ("gaussian", "zero", "baseline")
 POSITIONS = ("all", "prompt")
 DRAWS = ("sample", "position")
+UNITS = ("absolute", "neuron_std")
+#: The random control that matches an order's neurons per layer at every rate.
+LAYER_MATCHED = "layer_matched"
+RANDOM_TYPES = ("random", LAYER_MATCHED)
 
-#: Columns (and dtypes) of a perturbation-curve table (:func:`sweep_orders`).
+#: Columns (and dtypes) of a perturbation-curve table (:func:`sweep_orders`), and
+#: ``correct``: per evaluated sample whether its prediction was right (bool list).
 CURVE_COLUMNS = {
     "order": "string",
     "order_type": "string",
@@ -88,6 +93,10 @@ class PerturbationSettings:
     draw : ``"sample"``: one draw per sample and neuron, added at every perturbed
         position (the original code); ``"position"``: an independent draw per sample,
         position and neuron.
+    unit : ``"absolute"``: ``sigma`` and ``mean`` are activation values (the paper);
+        ``"neuron_std"``: they are multiples of each neuron's activation standard
+        deviation (measured on the baseline samples), so that sigma means the same on
+        models whose activations have different scales.
     seed : seed of the noise generator, reset at the start of every evaluation.
     """
 
@@ -96,10 +105,12 @@ class PerturbationSettings:
     mean: float = 0.0
     positions: str = "all"
     draw: str = "sample"
+    unit: str = "absolute"
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name, allowed in (("kind", KINDS), ("positions", POSITIONS), ("draw", DRAWS)):
+        checks = (("kind", KINDS), ("positions", POSITIONS), ("draw", DRAWS), ("unit", UNITS))
+        for name, allowed in checks:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"perturbation {name} {value!r} is unknown; use one of {allowed}")
@@ -114,6 +125,27 @@ def random_orders(total: int, count: int, seed: int) -> list[np.ndarray]:
     """``count`` random permutations of ``range(total)`` (int64), reproducible from ``seed``."""
     generator = np.random.default_rng(seed)
     return [generator.permutation(total).astype(np.int64) for _ in range(count)]
+
+
+def layer_matched_orders(
+    order: np.ndarray, widths: Sequence[int], count: int, seed: int
+) -> list[np.ndarray]:
+    """``count`` random orders with the layer of ``order`` at every position: each prefix
+    perturbs as many neurons of each layer as ``order``'s prefix (the control a
+    layer-concentrated order must be compared with), the neurons within each layer
+    drawn at random. Reproducible from ``seed``."""
+    order = np.asarray(order, dtype=np.int64)
+    offsets = layer_offsets(widths)
+    layer = np.searchsorted(offsets, order, side="right") - 1
+    generator = np.random.default_rng(seed)
+    matched = []
+    for _ in range(count):
+        drawn = np.empty_like(order)
+        for index, width in enumerate(widths):
+            where = layer == index
+            drawn[where] = offsets[index] + generator.permutation(width)[: int(where.sum())]
+        matched.append(drawn)
+    return matched
 
 
 def perturbed_count(rate: float, total: int) -> int:
@@ -143,6 +175,7 @@ def perturbation_edits(
     positions: torch.Tensor | None = None,
     baseline: np.ndarray | torch.Tensor | None = None,
     generator: torch.Generator | None = None,
+    scale: np.ndarray | torch.Tensor | None = None,
 ) -> dict[int, NeuronEdit]:
     """The :class:`NeuronEdit` of every layer that has neurons to perturb.
 
@@ -155,9 +188,14 @@ def perturbation_edits(
     baseline : ``[layers, neurons]`` or ``[layers, tokens, neurons]`` ``a_bsl`` (needed
         for ``kind="baseline"``; with ``positions`` given, ``tokens`` must match them).
     generator : noise generator on the model's device (``kind="gaussian"``).
+    scale : ``[layers, neurons]`` each neuron's activation std (needed for the
+        ``neuron_std`` unit of Gaussian noise).
     """
     if settings.kind == "baseline" and baseline is None:
         raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
+    gaussian_std = settings.kind == "gaussian" and settings.unit == "neuron_std"
+    if gaussian_std and scale is None:
+        raise ValueError("perturbation unit 'neuron_std' needs each neuron's activation std")
     edits = {}
     for layer, chosen in neurons.items():
         if settings.kind == "zero":
@@ -166,18 +204,38 @@ def perturbation_edits(
             values = _layer_baseline(baseline, layer, settings.positions)[..., chosen]
             edits[layer] = NeuronEdit(chosen, "set", values, positions)
         else:
-            edits[layer] = NeuronEdit(chosen, "add", _noise(settings, generator), positions)
+            unit = None
+            if gaussian_std:
+                unit = torch.as_tensor(np.asarray(scale[layer]), dtype=torch.float32)[chosen]
+            edits[layer] = NeuronEdit(chosen, "add", _noise(settings, generator, unit), positions)
     return edits
 
 
-def _noise(settings: PerturbationSettings, generator: torch.Generator | None):
+def _noise(
+    settings: PerturbationSettings,
+    generator: torch.Generator | None,
+    unit: torch.Tensor | None = None,
+):
+    """Draws of ``N(mean, sigma^2)``, times each neuron's ``unit`` (its std) if given."""
+
     def draw(shape: torch.Size, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
         batch, positions, neurons = shape
         size = (batch, 1, neurons) if settings.draw == "sample" else (batch, positions, neurons)
         noise = torch.randn(size, generator=generator, device=device, dtype=torch.float32)
-        return (noise * settings.sigma + settings.mean).to(dtype)
+        noise = noise * settings.sigma + settings.mean
+        if unit is not None:
+            noise = noise * unit.to(device)
+        return noise.to(dtype)
 
     return draw
+
+
+def noise_scale(std: np.ndarray | torch.Tensor) -> np.ndarray:
+    """Each neuron's unit of ``neuron_std`` noise, float32 ``[layers, neurons]``: its
+    activation std over the baseline samples (``baseline.safetensors``'s ``prompt_std``
+    ``[layers, tokens, neurons]``), averaged over the tokens it was measured at."""
+    values = np.asarray(std, dtype=np.float32)
+    return values.mean(axis=1) if values.ndim == 3 else values
 
 
 # --------------------------------------------------------------------------- curves
@@ -195,21 +253,21 @@ def _edit_positions(classifier: torch.nn.Module, settings: PerturbationSettings)
     return positions
 
 
-def perturbed_accuracy(
+def perturbed_predictions(
     classifier: torch.nn.Module,
     split: EncodedSplit,
-    neurons: Mapping[int, torch.Tensor],
+    neurons: Mapping[int, np.ndarray | torch.Tensor],
     settings: PerturbationSettings,
     pad_id: int,
     batch_size: int,
     baseline: np.ndarray | torch.Tensor | None = None,
-) -> float:
-    """Accuracy on ``split`` while ``neurons`` (``{layer: indices}``) are perturbed.
-
-    With no neurons no hook is installed, so the result is the unperturbed accuracy.
-    """
+    scale: np.ndarray | torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Predicted labels ``[samples]`` on ``split`` while ``neurons`` (``{layer:
+    indices}``) are perturbed. With no neurons no hook is installed, so the result is
+    the unperturbed prediction."""
     if not any(len(chosen) for chosen in neurons.values()):
-        return accuracy(classifier, split, batch_size, pad_id)
+        return predict(classifier, split, batch_size, pad_id)
     device = next(classifier.parameters()).device
     generator = torch.Generator(device=device).manual_seed(settings.seed)
     edits = perturbation_edits(
@@ -219,9 +277,27 @@ def perturbed_accuracy(
         positions=_edit_positions(classifier, settings),
         baseline=baseline,
         generator=generator,
+        scale=scale,
     )
     with edit_activations(classifier, edits):
-        return accuracy(classifier, split, batch_size, pad_id)
+        return predict(classifier, split, batch_size, pad_id)
+
+
+def perturbed_accuracy(
+    classifier: torch.nn.Module,
+    split: EncodedSplit,
+    neurons: Mapping[int, np.ndarray | torch.Tensor],
+    settings: PerturbationSettings,
+    pad_id: int,
+    batch_size: int,
+    baseline: np.ndarray | torch.Tensor | None = None,
+    scale: np.ndarray | torch.Tensor | None = None,
+) -> float:
+    """Accuracy on ``split`` while ``neurons`` are perturbed (:func:`perturbed_predictions`)."""
+    predicted = perturbed_predictions(
+        classifier, split, neurons, settings, pad_id, batch_size, baseline, scale
+    )
+    return (predicted == split.labels).float().mean().item()
 
 
 @dataclass(frozen=True)
@@ -244,23 +320,25 @@ def sweep_orders(
     pad_id: int,
     batch_size: int,
     baseline: np.ndarray | torch.Tensor | None = None,
+    scale: np.ndarray | torch.Tensor | None = None,
 ) -> pd.DataFrame:
     """Accuracy on ``split`` at each rate, perturbing the first ``round(rate * N)`` neurons
-    of each order (paper A, Figures 4, 11-13, 15), as one table (columns
-    :data:`CURVE_COLUMNS`).
+    of each order (paper A, Figures 4, 11-13, 15), as one table: the columns
+    :data:`CURVE_COLUMNS` and ``correct`` (bool ``[samples]`` per row, in split order:
+    which predictions were right, for the findings' paired bootstrap).
 
     ``orders`` hold int64 ``[N]`` flat neuron ids, most important first (see the module
     docstring); ``classifier`` returns label logits and contains the backbone whose FFN
-    sites are perturbed; ``baseline`` is ``a_bsl`` for ``kind="baseline"``
-    (:func:`perturbation_edits`).
+    sites are perturbed; ``baseline`` is ``a_bsl`` for ``kind="baseline"`` and ``scale``
+    each neuron's std for the ``neuron_std`` unit (:func:`perturbation_edits`).
 
-    The unperturbed accuracy (rate 0, and any rate that perturbs no neuron) is
+    The unperturbed predictions (rate 0, and any rate that perturbs no neuron) are
     computed once and shared by all orders.
     """
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
     unperturbed = None
-    rows = []
+    rows, correct = [], []
     for named in orders:
         if np.asarray(named.order).shape != (total,):
             raise ValueError(
@@ -271,16 +349,21 @@ def sweep_orders(
             count = perturbed_count(rate, total)
             if count == 0:
                 if unperturbed is None:
-                    unperturbed = accuracy(classifier, split, batch_size, pad_id)
-                value = unperturbed
+                    unperturbed = predict(classifier, split, batch_size, pad_id)
+                predicted = unperturbed
             else:
                 neurons = split_flat(named.order[:count], widths)
-                value = perturbed_accuracy(
-                    classifier, split, neurons, settings, pad_id, batch_size, baseline
+                predicted = perturbed_predictions(
+                    classifier, split, neurons, settings, pad_id, batch_size, baseline, scale
                 )
-            rows.append((named.name, named.order_type, named.repeat, float(rate), count, value))
-    frame = pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
-    return frame.astype(CURVE_COLUMNS)
+            right = (predicted == split.labels).numpy()
+            rows.append(
+                (named.name, named.order_type, named.repeat, float(rate), count, right.mean())
+            )
+            correct.append(right)
+    frame = pd.DataFrame(rows, columns=list(CURVE_COLUMNS)).astype(CURVE_COLUMNS)
+    frame["correct"] = pd.Series(correct, dtype=object)
+    return frame
 
 
 # --------------------------------------------------------------------------- files
@@ -292,6 +375,7 @@ def perturbation_orders(
     random_count: int,
     seed: int,
     scope: str = "global",
+    matched_to: str | None = None,
 ) -> list[NamedOrder]:
     """The orders one evaluation job sweeps (Figures 4, 11, 15).
 
@@ -300,9 +384,13 @@ def perturbation_orders(
     rankings : source task -> its ranking (predictivity order, :meth:`Ranking.order`).
     selectivity : ``[layers, neurons]`` selectivity index of the evaluation task
         (:mod:`skillneurons.neurons.selectivity`), or None to leave that order out.
-    random_count : number of random orders, drawn with ``seed`` (:func:`random_orders`).
+    random_count : number of uniform random orders, drawn with ``seed``
+        (:func:`random_orders`), and as many layer-matched ones.
     scope : ``"global"`` or ``"per_layer"`` (config ``ranking.scope``), applied to every
         order so that all of them perturb the same number of neurons per layer.
+    matched_to : the source task (a key of ``rankings``, normally the evaluation task)
+        whose order the layer-matched random orders follow (:func:`layer_matched_orders`,
+        named ``random_layer_matched``, type :data:`LAYER_MATCHED`); None: none.
     """
     orders = [NamedOrder(task, "task", ranking.order(scope)) for task, ranking in rankings.items()]
     if selectivity is not None:
@@ -321,6 +409,11 @@ def perturbation_orders(
         if scope == "per_layer":
             order = interleave_layers(order, widths)
         orders.append(NamedOrder("random", "random", order, repeat))
+    if matched_to is not None:
+        own = rankings[matched_to].order(scope)
+        matched = layer_matched_orders(own, widths, random_count, seed + 1)
+        for repeat, order in enumerate(matched):
+            orders.append(NamedOrder("random_layer_matched", LAYER_MATCHED, order, repeat))
     return orders
 
 
@@ -328,7 +421,8 @@ def trial_curve_frame(table: pd.DataFrame, eval_task: str, trial: int, kind: str
     """:func:`sweep_orders`' table with its identity: the columns of a perturbation file.
 
     Columns: ``eval_task`` (string), ``order``, ``order_type``, ``repeat``, ``trial``
-    (int64), ``rate``, ``perturbed``, ``accuracy`` and ``kind`` (the perturbation kind).
+    (int64), ``rate``, ``perturbed``, ``accuracy``, ``correct`` (per sample) and ``kind``
+    (the perturbation kind).
     """
     frame = table.copy()
     frame.insert(0, "eval_task", pd.array([eval_task] * len(frame), dtype="string"))
@@ -347,6 +441,7 @@ def perturb_trial(
     seed: int,
     batch_size: int,
     baseline=None,
+    scale=None,
     eval_task: str,
     trial: int,
 ) -> pd.DataFrame:
@@ -362,7 +457,15 @@ def perturb_trial(
         len(split),
     )
     table = sweep_orders(
-        classifier, split, orders, rates, perturbation, classifier.pad_id, batch_size, baseline
+        classifier,
+        split,
+        orders,
+        rates,
+        perturbation,
+        classifier.pad_id,
+        batch_size,
+        baseline,
+        scale,
     )
     return trial_curve_frame(table, eval_task, trial, perturbation.kind)
 
@@ -371,13 +474,15 @@ def perturb_trial(
 class TrialModel:
     """One trained trial to perturb: its classifier, the encoded evaluation split, the
     trial's noise seed (also the seed of its random orders) and, for the ``baseline``
-    kind, its ``a_bsl``."""
+    kind, its ``a_bsl``, for the ``neuron_std`` unit each neuron's activation std
+    ``[layers, neurons]``."""
 
     trial: int
     seed: int
     classifier: torch.nn.Module
     split: EncodedSplit
     baseline: np.ndarray | None = None
+    scale: np.ndarray | None = None
 
 
 def write_perturbation_file(
@@ -387,6 +492,7 @@ def write_perturbation_file(
     selectivity: np.ndarray | None,
     identity: Mapping[str, object],
     *,
+    sample_idx: Sequence[int],
     rates: Sequence[float],
     settings: Mapping[str, object],
     random_orders: int,
@@ -397,14 +503,20 @@ def write_perturbation_file(
     one evaluation task's perturbation file atomically as Parquet:
     ``results/{model}/perturbation/{eval_task}.parquet`` (or a tuning method's).
 
-    Rows are :func:`perturb_trial`'s for every trial. ``identity`` names the file
-    (``model``, ``eval_task`` and e.g. ``method``); the metadata also holds the sample
-    count, the rates, the perturbation settings, the trials with their noise seeds and
-    the ranking scope. ``trials`` may be a generator that loads each model in turn.
+    Rows are :func:`perturb_trial`'s for every trial; the layer-matched random orders
+    follow the evaluation task's own order. ``identity`` names the file (``model``,
+    ``eval_task`` and e.g. ``method``); the metadata also holds the evaluated samples
+    (``sample_idx``: their ``idx`` in the split, the order of every row's ``correct``),
+    the rates, the perturbation settings, the trials with their noise seeds and the
+    ranking scope. ``trials`` may be a generator that loads each model in turn.
     """
-    frames, seeds, samples = [], [], 0
+    eval_task = str(identity["eval_task"])
+    matched_to = eval_task if eval_task in rankings else None
+    frames, seeds = [], []
     for model in trials:
-        orders = perturbation_orders(rankings, selectivity, random_orders, model.seed, scope)
+        orders = perturbation_orders(
+            rankings, selectivity, random_orders, model.seed, scope, matched_to
+        )
         frames.append(
             perturb_trial(
                 model.classifier,
@@ -415,16 +527,17 @@ def write_perturbation_file(
                 seed=model.seed,
                 batch_size=batch_size,
                 baseline=model.baseline,
-                eval_task=str(identity["eval_task"]),
+                scale=model.scale,
+                eval_task=eval_task,
                 trial=model.trial,
             )
         )
         seeds.append(model.seed)
-        samples = len(model.split)
     frame = pd.concat(frames, ignore_index=True)
     metadata = {
         **identity,
-        "samples": samples,
+        "samples": len(sample_idx),
+        "sample_idx": [int(i) for i in sample_idx],
         "rates": list(rates),
         "settings": dict(settings),
         "trials": sorted(int(trial) for trial in frame["trial"].unique()),
@@ -458,6 +571,6 @@ def own_order_view(curves: pd.DataFrame, label: str = "predictivity") -> pd.Data
     """Figure 15's orders: each evaluation task's own predictivity order (renamed
     ``label``), the selectivity-index order and the random orders."""
     own = (curves["order_type"] == "task") & (curves["order"] == curves["eval_task"])
-    kept = curves[own | curves["order_type"].isin(["random", "selectivity"])].copy()
+    kept = curves[own | curves["order_type"].isin([*RANDOM_TYPES, "selectivity"])].copy()
     kept["order"] = kept["order"].where(~own[kept.index], label)
     return kept

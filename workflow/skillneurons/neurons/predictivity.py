@@ -252,13 +252,13 @@ def combine_trials(per_trial: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
     return mean, sem
 
 
-def neuron_accuracy(
+def neuron_correct(
     activations: np.ndarray,
     labels: np.ndarray,
     baseline_value: float | np.ndarray,
     sign: int,
-) -> float:
-    """Accuracy of one neuron used as a classifier (Table 1 and Table 3 of paper A).
+) -> np.ndarray:
+    """Per row, whether one neuron used as a classifier is right (Table 1 and Table 3 of paper A).
 
     Parameters
     ----------
@@ -272,7 +272,7 @@ def neuron_accuracy(
 
     Returns
     -------
-    The fraction of rows whose prediction equals the label.
+    bool ``[rows]``: whether each row's prediction equals its label.
     """
     acts = _to_numpy(activations).astype(np.float64).reshape(-1)
     y = _to_numpy(labels).reshape(-1)
@@ -290,7 +290,17 @@ def neuron_accuracy(
         raise ValueError(f"sign must be +1 or -1; got {sign}")
     above = acts > np.asarray(_to_numpy(baseline_value), dtype=np.float64)
     predicted = above if sign == 1 else ~above
-    return float(np.mean(predicted == y.astype(bool)))
+    return predicted == y.astype(bool)
+
+
+def neuron_accuracy(
+    activations: np.ndarray,
+    labels: np.ndarray,
+    baseline_value: float | np.ndarray,
+    sign: int,
+) -> float:
+    """The accuracy of one neuron used as a classifier: the mean of :func:`neuron_correct`."""
+    return float(np.mean(neuron_correct(activations, labels, baseline_value, sign)))
 
 
 def neuron_sign(accuracy_on_dev: float) -> int:

@@ -82,12 +82,26 @@ def _check_pred(pred: np.ndarray, name: str = "pred") -> np.ndarray:
     return array
 
 
-def _descending_order(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Indices sorting ``values`` best first; ties keep index order (stable sort)."""
-    return np.argsort(-values, axis=axis, kind="stable")
+def _descending_order(
+    values: np.ndarray, axis: int = -1, tie_key: np.ndarray | None = None
+) -> np.ndarray:
+    """Indices sorting ``values`` best first along ``axis``; ties by ascending
+    ``tie_key`` (same shape), or by index order when there is none (stable sort)."""
+    if tie_key is None:
+        return np.argsort(-values, axis=axis, kind="stable")
+    by_key = np.argsort(tie_key, axis=axis, kind="stable")
+    resorted = np.argsort(-np.take_along_axis(values, by_key, axis), axis=axis, kind="stable")
+    return np.take_along_axis(by_key, resorted, axis)
 
 
-def rank_neurons(pred: np.ndarray) -> pd.DataFrame:
+def tie_key(shape: tuple[int, int], seed: int | Sequence[int]) -> np.ndarray:
+    """A seeded random key ``[layers, neurons]`` that orders neurons of equal
+    predictivity: with 100 dev samples predictivity takes about 50 values, so hundreds
+    of neurons tie at any cut, and ties by index would favour the lowest layers."""
+    return np.random.default_rng(seed).permutation(int(np.prod(shape))).reshape(shape)
+
+
+def rank_neurons(pred: np.ndarray, tie_key: np.ndarray | None = None) -> pd.DataFrame:
     """Rank neurons by descending predictivity (§3.1: "sort all the neurons ... by the
     descending order of their predictivities").
 
@@ -100,14 +114,16 @@ def rank_neurons(pred: np.ndarray) -> pd.DataFrame:
     -------
     A frame with one row per neuron, sorted by ``rank``: ``layer``, ``neuron``,
     ``predictivity``, ``rank`` (global, 0 = most predictive) and ``rank_in_layer``.
-    Ties are broken by ``(layer, neuron)`` order, so the ranking is deterministic.
+    Ties are broken by ``tie_key`` ``[layers, neurons]`` (:func:`tie_key`), or by
+    ``(layer, neuron)`` order without one; either way the ranking is deterministic.
     """
     values = _check_pred(pred)
     layers, neurons = values.shape
-    order = _descending_order(values.reshape(-1))
+    key = None if tie_key is None else np.asarray(tie_key).reshape(values.shape)
+    order = _descending_order(values.reshape(-1), tie_key=None if key is None else key.ravel())
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
-    layer_order = _descending_order(values, axis=1)
+    layer_order = _descending_order(values, axis=1, tie_key=key)
     rank_in_layer = np.empty_like(layer_order)
     np.put_along_axis(
         rank_in_layer,
@@ -156,21 +172,6 @@ def _round_robin(orders: Sequence[np.ndarray], size: int, k: int) -> np.ndarray:
     return np.asarray(chosen, dtype=np.int64)
 
 
-def _as_subtask_preds(pred: np.ndarray | Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    if isinstance(pred, Mapping):
-        if not pred:
-            raise ValueError("pred mapping is empty; give at least one subtask's predictivity")
-        arrays = [_check_pred(value, f"pred[{key!r}]") for key, value in pred.items()]
-        shapes = {array.shape for array in arrays}
-        if len(shapes) != 1:
-            raise ValueError(
-                f"every subtask's predictivity must have the same [layers, neurons] shape; "
-                f"got {sorted(shapes)}"
-            )
-        return arrays
-    return [_check_pred(pred)]
-
-
 def _resolve_k(fraction_or_k: float | int, total: int) -> int:
     """``k`` from an int count or a fraction in (0, 1] of ``total`` (rounded half up,
     at least 1)."""
@@ -187,51 +188,11 @@ def _resolve_k(fraction_or_k: float | int, total: int) -> int:
     return int(min(total, max(1, np.floor(fraction * total + 0.5))))
 
 
-def top_neurons(
-    pred: np.ndarray | Mapping[str, np.ndarray],
-    fraction_or_k: float | int,
-    per_layer: bool = False,
-) -> np.ndarray:
-    """The top skill neurons of a task, best first.
-
-    Parameters
-    ----------
-    pred : ``[layers, neurons]`` predictivity of a binary task, or an ordered mapping
-        subtask -> ``[layers, neurons]`` for a multi-class task (§3.2): the subtasks
-        take turns, in mapping order, each contributing its best neuron not yet taken,
-        until ``k`` distinct neurons are chosen (equal numbers per subtask, the first
-        subtasks getting one more when ``k`` does not divide evenly).
-    fraction_or_k : a float in (0, 1], the fraction of all neurons (``round(f * total)``
-        half up, at least 1), or an int ``k``.
-    per_layer : if True, select within every layer separately (the choice of the
-        original THU-KEG code): a float is the fraction of each layer's neurons, an int
-        the number per layer. The layers' selections are concatenated in layer order.
-
-    Returns
-    -------
-    int64 ``[k, 2]`` of ``(layer, neuron)``, in selection order. Ties in predictivity
-    are broken by ``(layer, neuron)`` order.
-    """
-    arrays = _as_subtask_preds(pred)
-    layers, neurons = arrays[0].shape
-    if not per_layer:
-        k = _resolve_k(fraction_or_k, layers * neurons)
-        orders = [_descending_order(array.reshape(-1)) for array in arrays]
-        flat = _round_robin(orders, layers * neurons, k)
-        return np.stack([flat // neurons, flat % neurons], axis=1).astype(np.int64)
-    k = _resolve_k(fraction_or_k, neurons)
-    blocks = []
-    for layer in range(layers):
-        orders = [_descending_order(array[layer]) for array in arrays]
-        chosen = _round_robin(orders, neurons, k)
-        blocks.append(np.stack([np.full_like(chosen, layer), chosen], axis=1))
-    return np.concatenate(blocks).astype(np.int64)
-
-
 def ranking_table(
     pred_mean: Mapping[str | None, np.ndarray],
     sem: Mapping[str | None, np.ndarray],
     best_token: Mapping[str | None, np.ndarray],
+    tie_key: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The table of ``results/{model}/rankings/{task}.parquet``.
 
@@ -273,7 +234,7 @@ def ranking_table(
                     f"{name}[{key!r}] must have the shape of pred_mean[{key!r}] "
                     f"{values.shape}; got {array.shape}"
                 )
-        frame = rank_neurons(values)
+        frame = rank_neurons(values, tie_key)
         flat = frame["layer"].to_numpy() * values.shape[1] + frame["neuron"].to_numpy()
         frame["sem"] = errors.reshape(-1)[flat]
         frame["best_token"] = tokens.reshape(-1)[flat].astype(np.int64)
@@ -340,7 +301,7 @@ class Ranking:
 
     def predictivity(self) -> dict[str | None, np.ndarray]:
         """float64 ``[layers, neurons]`` predictivity per subtask (``None`` for a binary
-        task), in the order in which subtasks take turns in :func:`top_neurons`."""
+        task), in the order in which subtasks take turns in :meth:`top`."""
         out = {}
         for key, rows in self._groups():
             pred = np.full(self.shape, np.nan)
@@ -361,23 +322,26 @@ class Ranking:
         order in which perturbation takes them (Figures 4, 11).
 
         Binary task: by ``rank``. Multi-class task: the subtasks take turns, skipping
-        neurons already taken, exactly as :func:`top_neurons`. ``scope="per_layer"``
+        neurons already taken, exactly as :meth:`top`. ``scope="per_layer"``
         interleaves the order by layer (:func:`interleave_layers`), so every prefix of
         ``layers * k`` neurons holds each layer's best ``k``.
         """
         if scope not in SCOPES:
             raise ValueError(f"ranking scope {scope!r} is unknown; use one of {SCOPES}")
-        orders = []
-        for _, rows in self._groups():
-            rows = rows.sort_values("rank", kind="stable")
-            orders.append(
-                rows["layer"].to_numpy(np.int64) * self.neurons + rows["neuron"].to_numpy(np.int64)
-            )
         size = self.layers * self.neurons
-        order = _round_robin(orders, size, size)
+        order = _round_robin(self._subtask_orders(), size, size)
         if scope == "global":
             return order
         return interleave_layers(order, [self.neurons] * self.layers)
+
+    def _subtask_orders(self) -> list[np.ndarray]:
+        """Each subtask's neurons as flat ids, by ``rank`` (ties already broken)."""
+        orders = []
+        for _, rows in self._groups():
+            rows = rows.sort_values("rank", kind="stable")
+            flat = rows["layer"].to_numpy(np.int64) * self.neurons
+            orders.append(flat + rows["neuron"].to_numpy(np.int64))
+        return orders
 
     def top(
         self,
@@ -385,14 +349,32 @@ class Ranking:
         per_layer: bool = False,
         layers: Sequence[int] | None = None,
     ) -> np.ndarray:
-        """The top neurons (:func:`top_neurons`), int64 ``[k, 2]`` of ``(layer, neuron)``,
-        in selection order; with ``layers``, chosen among those layers only (the fraction
-        is then of their neurons)."""
-        chosen = list(range(self.layers)) if layers is None else list(layers)
-        preds = {key: pred[chosen] for key, pred in self.predictivity().items()}
-        top = top_neurons(preds, fraction_or_k, per_layer=per_layer)
-        top[:, 0] = np.asarray(chosen, dtype=np.int64)[top[:, 0]]
-        return top
+        """The top skill neurons, int64 ``[k, 2]`` of ``(layer, neuron)``, in selection
+        order, following the table's ranks (so ties fall as the ranking broke them).
+
+        ``fraction_or_k`` is a float in (0, 1], the fraction of the neurons considered
+        (``round(f * total)`` half up, at least 1), or an int ``k``. Globally, the best
+        of all layers (or of ``layers`` only); with ``per_layer``, the best of every
+        layer separately (the original THU-KEG code; the fraction is then of each layer's
+        neurons, an int the number per layer), the layers' selections concatenated in
+        layer order. A multi-class task's subtasks take turns (§3.2): each contributes
+        its best neuron not yet taken, until ``k`` distinct neurons are chosen.
+        """
+        chosen = list(range(self.layers)) if layers is None else sorted(set(layers))
+        size = self.layers * self.neurons
+        orders = self._subtask_orders()
+        if not per_layer:
+            inside = [order[np.isin(order // self.neurons, chosen)] for order in orders]
+            k = _resolve_k(fraction_or_k, len(chosen) * self.neurons)
+            flat = _round_robin(inside, size, k)
+            return np.stack([flat // self.neurons, flat % self.neurons], axis=1)
+        k = _resolve_k(fraction_or_k, self.neurons)
+        blocks = []
+        for layer in chosen:
+            inside = [order[order // self.neurons == layer] for order in orders]
+            flat = _round_robin(inside, size, k)
+            blocks.append(np.stack([flat // self.neurons, flat % self.neurons], axis=1))
+        return np.concatenate(blocks).astype(np.int64)
 
     def top_cell(self, subtask: str | None = None) -> tuple[int, int, int]:
         """(layer, best token, neuron) of the top-ranked neuron of the task or a subtask."""

@@ -1,152 +1,371 @@
-"""The findings table: paper A's qualitative claims of sections 4-5, checked on this run.
+"""Paper A's findings: each claim of sections 4-5 decided by the findings engine.
 
-Each claim is decided by one comparison of two numbers taken from the tables the
-pipeline already wrote; a row says which numbers, their values and whether the claim
-holds. Nothing is re-estimated here, so the table cannot disagree with the figures:
+Every claim is an effect, signed so that positive supports the claim, with a paired
+bootstrap confidence interval (:mod:`skillneurons.reporting.findings`). The effects and
+what is resampled:
 
-========================================  ===========================================
-claim (paper A)                           numbers compared
-========================================  ===========================================
-top skill neurons matter (§4.2, Fig. 4)   mean area between the own-order and the
-                                          random-order curve (> 0) over eval tasks
-same-type tasks correlate (§4.3, Fig. 5)  mean Spearman correlation of predictivity
-                                          between same-type vs cross-type task pairs
-same-type importance (§4.3, Fig. 6)       mean z-scored importance of same-type vs
-                                          cross-type source tasks
-predictivity beats selectivity (App. F)   mean area of the predictivity order vs the
-                                          selectivity-index order
-random label words agree (§4.4)           mean pairwise Spearman of the orders found
-                                          with random label words (> 0.5)
-pre-training makes skill neurons (§5)     top-neuron accuracy in the pre-trained vs a
-                                          randomly initialised model (random prompts)
-other tuning methods use them (§5)        per method, mean area of the prompt-tuning
-                                          own order vs random in adapter/BitFit models
-========================================  ===========================================
+==========================================  =================================================
+claim (paper A)                             effect; resampled
+==========================================  =================================================
+top skill neurons matter (§4.2, A-F4)       area under the layer-matched random curve minus
+                                            the area under the own-order curve, mean over
+                                            evaluation tasks; test samples (per task),
+                                            trials, random orders
+same-type tasks correlate (§4.3, A-F5)      mean Spearman of same-type minus cross-type task
+                                            pairs (layer means); neurons
+same-type importance (§4.3, A-F6)           mean z-scored importance of same-type minus
+                                            cross-type source tasks; test samples, trials,
+                                            random orders
+predictivity beats selectivity (App. H)     area under the selectivity-order curve minus the
+                                            predictivity order's; test samples, trials
+random label words agree (§4.4)             mean pairwise Spearman of the draws' orders;
+                                            neurons
+pre-training makes skill neurons (§5)       top-neuron test accuracy with random prompts,
+                                            pre-trained minus random model; test samples,
+                                            trials
+other tuning methods use them (§5)          per method, as the first row, on the adapter or
+                                            BitFit models' curves in prompt-tuning orders
+==========================================  =================================================
+
+Areas are trapezoid areas under accuracy-vs-rate curves (a larger area: less accuracy
+lost). The layer-matched control perturbs, at every rate, as many neurons of each
+layer as the own order, at random within the layers: skill neurons concentrate in a
+few layers, and a uniform random order would compare them with other layers too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
-#: Agreement above which random-label-word orders count as agreeing (paper: 0.87).
-AGREEMENT_THRESHOLD = 0.5
+from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.reporting.findings import (
+    BootstrapSettings,
+    Claim,
+    decide,
+    findings_frame,
+    unavailable,
+)
+from skillneurons.reporting.stats import curve_area, zscore
 
-COLUMNS = ["claim", "paper", "measure", "value", "reference", "reference_value", "holds"]
+TOP = Claim(
+    "perturbing a task's top skill neurons hurts more than random neurons",
+    "§4.2, A-F4/A-F11",
+    "area(layer-matched random) - area(own order), mean over evaluation tasks",
+    "test samples of each task, trials, random orders",
+    "own order below random at every rate (Figure 4)",
+)
+CORRELATION = Claim(
+    "predictivity orders of same-type tasks correlate more than cross-type",
+    "§4.3, A-F5",
+    "mean Spearman (layer mean), same-type pairs - cross-type pairs",
+    "neurons (the same draw in every layer and task)",
+    "diagonal blocks (Figure 5)",
+)
+IMPORTANCE = Claim(
+    "same-type source tasks are more important than cross-type ones",
+    "§4.3, A-F6",
+    "mean z-scored importance, same-type - cross-type sources, mean over evaluation tasks",
+    "test samples of each task, trials, random orders",
+    "diagonal blocks (Figure 6)",
+)
+SELECTIVITY = Claim(
+    "the predictivity order beats the selectivity index",
+    "App. H, A-F15",
+    "area(selectivity order) - area(predictivity order), mean over evaluation tasks",
+    "test samples of each task, trials",
+    "predictivity order hurts more (Figure 15)",
+)
+LABEL_WORDS = Claim(
+    "orders found with random label words agree",
+    "§4.4, A-S4.4",
+    "mean pairwise Spearman (layer mean) of the orders of random-label-word draws",
+    "neurons (the same draw in every layer and draw)",
+    "0.87",
+)
+PRETRAINING = Claim(
+    "skill neurons come from pre-training: the pre-trained model beats a random one",
+    "§5, A-T3",
+    "top-neuron test accuracy with random prompts, pre-trained - random model, task mean",
+    "test samples of each task, trials",
+    "e.g. SST-2 86.9 vs 55.2 (Table 3)",
+)
 
 
-def _finding(
-    claim: str, paper: str, measure: str, value: float, reference: str, reference_value: float
+def method_claim(method: str) -> Claim:
+    return Claim(
+        f"{method} models also depend on the prompt-tuning skill neurons",
+        "§5, A-F7/A-F8/A-F12/A-F13",
+        f"area(layer-matched random) - area(own prompt-tuning order), {method} models, "
+        "mean over evaluation tasks",
+        "test samples of each task, trials, random orders",
+        "own order below random (Figures 7, 12, 13)",
+    )
+
+
+# --------------------------------------------------------------------------- curves
+
+
+@dataclass(frozen=True)
+class TaskCurves:
+    """One evaluation task's per-sample perturbation results.
+
+    ``correct[(order_type, order)]`` is bool ``[trials, repeats, rates, samples]`` (one
+    repeat for non-random orders); ``rates`` are sorted.
+    """
+
+    rates: np.ndarray
+    correct: Mapping[tuple[str, str], np.ndarray]
+
+    @property
+    def samples(self) -> int:
+        return next(iter(self.correct.values())).shape[-1]
+
+    @property
+    def trials(self) -> int:
+        return next(iter(self.correct.values())).shape[0]
+
+    @property
+    def repeats(self) -> int:
+        return max(array.shape[1] for array in self.correct.values())
+
+    def area(self, key: tuple[str, str], indices: Mapping[str, np.ndarray], task: str) -> float:
+        """Mean over the resampled trials of the area under the curve of ``key``,
+        accuracy over the resampled samples, random repeats resampled and averaged."""
+        array = self.correct[key][indices["trials"]]
+        if array.shape[1] > 1:
+            array = array[:, indices["random orders"] % array.shape[1]]
+        accuracy = array[..., indices[f"{task}: test samples"]].mean(axis=(1, 3))
+        return float(np.mean(curve_area(self.rates, accuracy)))
+
+
+def task_curves(frame: pd.DataFrame) -> TaskCurves:
+    """:class:`TaskCurves` of one evaluation task's perturbation file (its rows)."""
+    rates = np.sort(frame["rate"].unique())
+    trials = sorted(frame["trial"].unique())
+    correct = {}
+    for (order_type, order), rows in frame.groupby(["order_type", "order"], sort=False):
+        repeats = sorted(rows["repeat"].unique())
+        samples = len(rows["correct"].iloc[0])
+        cube = np.zeros((len(trials), len(repeats), len(rates), samples), dtype=bool)
+        for row in rows.itertuples():
+            where = (trials.index(row.trial), repeats.index(row.repeat))
+            cube[(*where, int(np.searchsorted(rates, row.rate)))] = np.asarray(row.correct)
+        correct[(str(order_type), str(order))] = cube
+    return TaskCurves(rates, correct)
+
+
+def _units(curves: Mapping[str, TaskCurves]) -> dict[str, int]:
+    first = next(iter(curves.values()))
+    units = {f"{task}: test samples": curve.samples for task, curve in curves.items()}
+    return {**units, "trials": first.trials, "random orders": first.repeats}
+
+
+def gap_claim(
+    claim: Claim,
+    curves: Mapping[str, TaskCurves],
+    reference: str,
+    settings: BootstrapSettings,
 ) -> dict:
-    """A row whose claim holds when ``value`` exceeds ``reference_value`` (NaN: undecided)."""
-    decided = np.isfinite(value) and np.isfinite(reference_value)
-    return {
-        "claim": claim,
-        "paper": paper,
-        "measure": measure,
-        "value": float(value),
-        "reference": reference,
-        "reference_value": float(reference_value),
-        "holds": ("yes" if value > reference_value else "no") if decided else "n/a",
-    }
+    """``area(reference order) - area(own order)`` averaged over evaluation tasks;
+    ``reference`` is ``"layer_matched"`` or ``"selectivity"``."""
+    keys = {LAYER_MATCHED: (LAYER_MATCHED, "random_layer_matched")}
+    keys["selectivity"] = ("selectivity", "selectivity")
+    tasks = [task for task, curve in curves.items() if keys[reference] in curve.correct]
+    if not tasks:
+        return unavailable(claim, f"no {reference} curve in the perturbation files")
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        return float(
+            np.mean(
+                [
+                    curves[task].area(keys[reference], indices, task)
+                    - curves[task].area(("task", task), indices, task)
+                    for task in tasks
+                ]
+            )
+        )
+
+    return decide(claim, statistic, _units({task: curves[task] for task in tasks}), settings)
 
 
-def _nanmean(values) -> float:
-    values = np.asarray(values, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    return float(values.mean()) if values.size else float("nan")
+def importance_claim(
+    curves: Mapping[str, TaskCurves], task_types: Mapping[str, str], settings: BootstrapSettings
+) -> dict:
+    """Same-type minus cross-type mean z-scored importance (Figure 6), averaged over the
+    evaluation tasks that have source tasks of both kinds."""
+
+    def contrast(task: str, indices: Mapping[str, np.ndarray]) -> float:
+        curve = curves[task]
+        sources = [order for kind, order in curve.correct if kind == "task"]
+        random = curve.area(("random", "random"), indices, task)
+        scores = zscore([random - curve.area(("task", s), indices, task) for s in sources])
+        kind = task_types[task]
+        scored = list(zip(sources, scores, strict=True))
+        same = [z for s, z in scored if s != task and task_types[s] == kind]
+        cross = [z for s, z in scored if task_types[s] != kind]
+        return float(np.mean(same) - np.mean(cross)) if same and cross else float("nan")
+
+    tasks = [task for task in curves if not np.isnan(contrast(task, _full(curves)))]
+    if not tasks:
+        return unavailable(IMPORTANCE, "no evaluation task has same- and cross-type sources")
+    chosen = {task: curves[task] for task in tasks}
+    return decide(
+        IMPORTANCE,
+        lambda indices: float(np.mean([contrast(task, indices) for task in tasks])),
+        _units(chosen),
+        settings,
+    )
 
 
-def type_pair_correlations(
-    correlation: pd.DataFrame, task_types: Mapping[str, str]
-) -> tuple[float, float]:
-    """Mean off-diagonal correlation of same-type and of cross-type task pairs.
+def _full(curves: Mapping[str, TaskCurves]) -> dict[str, np.ndarray]:
+    return {name: np.arange(size) for name, size in _units(curves).items()}
 
-    ``correlation`` is Figure 5's square table (index and columns: tasks)."""
-    same, cross = [], []
-    tasks = list(correlation.index)
-    for i, a in enumerate(tasks):
-        for b in tasks[i + 1 :]:
-            (same if task_types[a] == task_types[b] else cross).append(correlation.loc[a, b])
-    return _nanmean(same), _nanmean(cross)
+
+# --------------------------------------------------------------------------- rankings
+
+
+def _layer_mean_spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
+    """Mean over layers of the Pearson correlation of two rank arrays ``[layers, n]``."""
+    a = ranks_a - ranks_a.mean(axis=1, keepdims=True)
+    b = ranks_b - ranks_b.mean(axis=1, keepdims=True)
+    norm = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(norm > 0, (a * b).sum(axis=1) / norm, np.nan)
+    return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
+
+
+def correlation_claim(
+    scores: Mapping[str, np.ndarray], task_types: Mapping[str, str], settings: BootstrapSettings
+) -> dict:
+    """Same-type minus cross-type mean Spearman of the tasks' neuron scores (Figure 5)."""
+    tasks = list(scores)
+    pairs = list(itertools.combinations(tasks, 2))
+    same = [pair for pair in pairs if task_types[pair[0]] == task_types[pair[1]]]
+    cross = [pair for pair in pairs if task_types[pair[0]] != task_types[pair[1]]]
+    if not same or not cross:
+        return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        ranks = {task: rankdata(scores[task][:, indices["neurons"]], axis=1) for task in tasks}
+        mean = {pair: _layer_mean_spearman(ranks[pair[0]], ranks[pair[1]]) for pair in pairs}
+        return float(np.nanmean([mean[p] for p in same]) - np.nanmean([mean[p] for p in cross]))
+
+    neurons = next(iter(scores.values())).shape[1]
+    return decide(CORRELATION, statistic, {"neurons": neurons}, settings)
+
+
+def agreement(scores: Sequence[np.ndarray], indices: np.ndarray | None = None) -> float:
+    """Mean pairwise layer-mean Spearman of several orders' neuron scores."""
+    ranks = [rankdata(s if indices is None else s[:, indices], axis=1) for s in scores]
+    values = [_layer_mean_spearman(a, b) for a, b in itertools.combinations(ranks, 2)]
+    return float(np.nanmean(values)) if values else float("nan")
+
+
+def label_words_claim(
+    draws: Mapping[str, Sequence[np.ndarray]], settings: BootstrapSettings
+) -> dict:
+    """The random-label-word draws' agreement (§4.4), averaged over tasks; ``draws`` maps
+    a task to its draws' neuron scores ``[layers, neurons]``."""
+    tasks = [task for task, scores in draws.items() if len(scores) >= 2]
+    if not tasks:
+        return unavailable(LABEL_WORDS, "needs two draws of random label words")
+    neurons = draws[tasks[0]][0].shape[1]
+    return decide(
+        LABEL_WORDS,
+        lambda indices: float(np.mean([agreement(draws[t], indices["neurons"]) for t in tasks])),
+        {"neurons": neurons},
+        settings,
+    )
+
+
+# --------------------------------------------------------------------------- controls
+
+
+def pretraining_claim(
+    pretrained: Mapping[str, np.ndarray],
+    random_model: Mapping[str, np.ndarray],
+    settings: BootstrapSettings,
+) -> dict:
+    """Pre-trained minus random-model top-neuron test accuracy (Table 3), with random
+    prompts; each maps a task to bool ``[trials, samples]`` (the same test samples)."""
+    tasks = [task for task in pretrained if task in random_model]
+    if not tasks:
+        return unavailable(PRETRAINING, "no control results")
+    units = {f"{task}: test samples": pretrained[task].shape[1] for task in tasks}
+    units["trials"] = pretrained[tasks[0]].shape[0]
+
+    def accuracy(correct: np.ndarray, task: str, indices: Mapping[str, np.ndarray]) -> float:
+        return float(correct[indices["trials"]][:, indices[f"{task}: test samples"]].mean())
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        gaps = [
+            accuracy(pretrained[task], task, indices) - accuracy(random_model[task], task, indices)
+            for task in tasks
+        ]
+        return float(np.mean(gaps))
+
+    return decide(PRETRAINING, statistic, units, settings)
+
+
+def control_correct(results: Sequence[Mapping]) -> dict[str, np.ndarray]:
+    """Per task, bool ``[trials, samples]`` from per-trial top-neuron results (JSON)."""
+    by_task: dict[str, list] = {}
+    for result in sorted(results, key=lambda r: (r["task"], int(r["trial"]))):
+        by_task.setdefault(result["task"], []).append(result)
+    correct = {}
+    for task, rows in by_task.items():
+        first = rows[0]["test_idx"]
+        if any(row["test_idx"] != first for row in rows):
+            raise ValueError(f"task {task!r}: trials were scored on different test samples")
+        correct[task] = np.array([row["test_correct"] for row in rows], dtype=bool)
+    return correct
+
+
+# --------------------------------------------------------------------------- the table
 
 
 def findings_table(
-    importance_summary: pd.DataFrame,
-    correlation: pd.DataFrame,
-    controls: pd.DataFrame,
-    label_word_agreement: pd.DataFrame,
-    method_summaries: Mapping[str, pd.DataFrame],
+    perturbation: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, np.ndarray],
+    controls: Mapping[str, Sequence[Mapping]],
+    label_word_draws: Mapping[str, Sequence[np.ndarray]],
+    methods: Mapping[str, Mapping[str, pd.DataFrame]],
     task_types: Mapping[str, str],
+    settings: BootstrapSettings,
 ) -> pd.DataFrame:
-    """One row per claim (see the module docstring), columns :data:`COLUMNS`.
+    """Every claim of paper A's sections 4-5 on this run, one row each
+    (:data:`skillneurons.reporting.findings.COLUMNS`).
 
-    Inputs are the pipeline's tables: ``A-F6_summary`` (importance and curve areas per
-    evaluation task), ``A-F5`` (indexed by task), ``A-T3`` (``*_mean`` columns),
-    ``A-S4.4`` (``spearman_mean`` per task) and ``A-F8_<method>_summary`` per method.
+    ``perturbation`` maps each evaluation task to its perturbation file's rows;
+    ``scores`` each task to its ranking's neuron scores (``Ranking.scores``);
+    ``controls`` the settings ``random_prompt`` and ``random_model`` to their per-trial
+    top-neuron results; ``label_word_draws`` each task to its random-label-word draws'
+    scores (empty: the experiment is off); ``methods`` each tuning method to its
+    perturbation rows per evaluation task.
     """
-    same_corr, cross_corr = type_pair_correlations(correlation, task_types)
+    curves = {task: task_curves(frame) for task, frame in perturbation.items()}
     rows = [
-        _finding(
-            "perturbing a task's top skill neurons hurts more than random neurons",
-            "§4.2, A-F4/A-F11",
-            "mean area own order vs random",
-            _nanmean(importance_summary["own_area"]),
-            "no effect",
-            0.0,
-        ),
-        _finding(
-            "predictivity orders of same-type tasks correlate more than cross-type",
-            "§4.3, A-F5",
-            "mean Spearman, same-type pairs",
-            same_corr,
-            "mean Spearman, cross-type pairs",
-            cross_corr,
-        ),
-        _finding(
-            "same-type source tasks are more important than cross-type ones",
-            "§4.3, A-F6",
-            "mean importance (z), same-type sources",
-            _nanmean(importance_summary["same_type_importance"]),
-            "mean importance (z), cross-type sources",
-            _nanmean(importance_summary["cross_type_importance"]),
-        ),
-        _finding(
-            "the predictivity order beats the selectivity index",
-            "App. F, A-F15",
-            "mean area, predictivity order vs random",
-            _nanmean(importance_summary["own_area"]),
-            "mean area, selectivity order vs random",
-            _nanmean(importance_summary["selectivity_area"]),
-        ),
-        _finding(
-            "orders found with random label words agree",
-            "§4.4",
-            "mean pairwise Spearman over draws",
-            _nanmean(label_word_agreement["spearman_mean"]),
-            "agreement threshold",
-            AGREEMENT_THRESHOLD,
-        ),
-        _finding(
-            "skill neurons come from pre-training: the pre-trained model beats a random one",
-            "§5, A-T3",
-            "mean top-neuron accuracy, pre-trained, random prompts",
-            _nanmean(controls["random_prompt_mean"]),
-            "mean top-neuron accuracy, random model",
-            _nanmean(controls["random_model_mean"]),
-        ),
+        gap_claim(TOP, curves, LAYER_MATCHED, settings),
+        correlation_claim(scores, task_types, settings),
+        importance_claim(curves, task_types, settings),
+        gap_claim(SELECTIVITY, curves, "selectivity", settings),
     ]
-    for method, summary in method_summaries.items():
-        rows.append(
-            _finding(
-                f"{method} models also depend on the prompt-tuning skill neurons",
-                "§5, A-F7/A-F8/A-F12/A-F13",
-                f"mean area own order vs random ({method})",
-                _nanmean(summary["own_area"]),
-                "no effect",
-                0.0,
-            )
+    if label_word_draws:
+        rows.append(label_words_claim(label_word_draws, settings))
+    rows.append(
+        pretraining_claim(
+            control_correct(controls["random_prompt"]),
+            control_correct(controls["random_model"]),
+            settings,
         )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    )
+    for method, frames in methods.items():
+        method_curves = {task: task_curves(frame) for task, frame in frames.items()}
+        rows.append(gap_claim(method_claim(method), method_curves, LAYER_MATCHED, settings))
+    return findings_frame(rows)

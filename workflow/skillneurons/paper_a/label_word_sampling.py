@@ -14,9 +14,11 @@ of a permutation of the pool, so every task of a draw shares its first words and
 draw is reproducible.
 
 Agreement (:func:`agreement_row`): the Spearman rank correlation of two rankings'
-neuron predictivities exactly as for Figure 5 of paper A
-(:func:`skillneurons.paper_a.importance.task_correlation`: per layer, averaged over layers; a
-multi-class task scores a neuron by its best subtask predictivity).
+neuron predictivities as for Figure 5 of paper A
+(:func:`skillneurons.reporting.stats.task_correlation`: per layer, averaged over layers;
+a multi-class task scores a neuron by its best subtask predictivity). Each draw has its
+own prompt initialisation and data order (seed); a control ranking with the configured
+label words and the draw's seed tells how much of the agreement the seeds leave.
 """
 
 from __future__ import annotations
@@ -52,23 +54,29 @@ def sample_label_words(tokenizer, num_labels: int, seed: int, draw: int) -> list
 def agreement_row(
     task: str,
     draws: Sequence[Ranking],
+    controls: Sequence[Ranking],
     words: Sequence[Sequence[str]],
     reference: Ranking,
     test_accuracies: Sequence[float],
 ) -> dict:
     """One row of the §4.4 table for a task.
 
-    ``draws`` are the rankings found with each draw's random label words, ``words``
-    their label words, ``reference`` the ranking with the configured label words and
+    ``draws`` are the rankings found with each draw's random label words, ``controls``
+    those found with the configured label words and each draw's seeds, ``words`` the
+    draws' label words, ``reference`` the ranking of the main prompt tuning and
     ``test_accuracies`` the draws' prompt-tuning test accuracies (mean over trials).
     ``spearman_*`` summarise the layer-mean Spearman correlation (Figure 5's) over
-    every pair of draws; ``spearman_vs_label_words`` is its mean between each draw and
-    ``reference``.
+    every pair of draws; ``control_spearman_mean`` is the same over the controls (the
+    agreement that seeds alone leave: random label words agree about as much when
+    the orders do not depend on them); ``spearman_vs_label_words`` is the mean between
+    each draw and ``reference``.
     """
     scores = [ranking.scores() for ranking in draws]
     pairs = [task_correlation(a, b)[1] for a, b in itertools.combinations(scores, 2)]
     if not pairs:
         raise ValueError(f"task {task!r}: at least two draws are needed, got {len(draws)}")
+    control = [ranking.scores() for ranking in controls]
+    control_pairs = [task_correlation(a, b)[1] for a, b in itertools.combinations(control, 2)]
     base = reference.scores()
     return {
         "task": task,
@@ -77,6 +85,7 @@ def agreement_row(
         "spearman_mean": float(np.mean(pairs)),
         "spearman_min": float(np.min(pairs)),
         "spearman_max": float(np.max(pairs)),
+        "control_spearman_mean": float(np.mean(control_pairs)) if control_pairs else np.nan,
         "spearman_vs_label_words": float(
             np.mean([task_correlation(score, base)[1] for score in scores])
         ),

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
-import torch
 
 from skillneurons.infra.io import stable_hash
 from skillneurons.models.encoding import encode_frame
@@ -21,6 +20,7 @@ from skillneurons.models.loading import LoadedModel
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.training import TrainingSettings, majority_rate, result_metrics, train
 from skillneurons.models.verbalizer import SCORING
+from skillneurons.reporting.stats import accuracy_summary
 
 
 def tune_prompts(
@@ -72,23 +72,24 @@ def prompt_tuning_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame
     """Table A-T1's prompt-tuning column: test accuracy mean ± std over trials per task.
 
     ``metrics`` are the trials' metrics dicts with ``task`` and ``trial`` keys.
-    Columns: task, trials, mean, std (sample std; 0 for a single trial), min,
-    majority (test majority-class rate), and ``accuracy`` as "mean ± std" in %.
+    Columns: task, trials, mean, std (sample std; NaN for a single trial), min,
+    majority (test majority-class rate), and ``accuracy`` as "mean ± std" in % (or
+    "mean (1 trial)", :func:`skillneurons.reporting.stats.accuracy_summary`).
     """
     frame = pd.DataFrame(metrics)
     rows = []
     for task, group in frame.groupby("task", sort=False):
-        values = torch.tensor(group["test_accuracy"].tolist(), dtype=torch.float64)
-        std = values.std().item() if len(values) > 1 else 0.0
+        values = group["test_accuracy"].tolist()
+        mean, std, text = accuracy_summary(values)
         rows.append(
             {
                 "task": task,
                 "trials": len(values),
-                "mean": values.mean().item(),
+                "mean": mean,
                 "std": std,
-                "min": values.min().item(),
+                "min": min(values),
                 "majority": float(group["test_majority_rate"].iloc[0]),
-                "accuracy": f"{100 * values.mean().item():.1f} ± {100 * std:.1f}",
+                "accuracy": text,
             }
         )
     return pd.DataFrame(rows)

@@ -11,7 +11,7 @@ Glue between the dumps (:mod:`skillneurons.neurons.activations`) and the predict
 - :func:`trial_predictivities` turns one trial's accuracies into every definition of
   predictivity (Eq. 5, appendix G's "mean" and "positive", Figure 3's "Avg."/"Max."
   input-token baselines), and :func:`task_ranking` ranks the trial means (Eq. 6);
-- :func:`top_neuron_accuracy` evaluates a trial's top skill neuron on test (Table 1).
+- :func:`top_neuron_correct` evaluates a trial's top skill neuron on test (Table 1).
 
 Predictivity file ``results/{model}/predictivity/{task}.safetensors``: float32
 ``[layers, neurons]`` tensors named ``{definition}/{group}/trial{t}`` for definition
@@ -22,6 +22,7 @@ in :data:`DEFINITIONS` and group ``task`` (binary tasks) or a subtask name, plus
 from __future__ import annotations
 
 import logging
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,11 +36,11 @@ from skillneurons.neurons.activations import iter_activations
 from skillneurons.neurons.predictivity import (
     PredictivityAccumulator,
     combine_trials,
-    neuron_accuracy,
+    neuron_correct,
     neuron_predictivity,
     neuron_sign,
 )
-from skillneurons.neurons.ranking import ranking_table
+from skillneurons.neurons.ranking import ranking_table, tie_key
 from skillneurons.reporting.stats import accuracy_summary
 
 LOG = logging.getLogger(__name__)
@@ -151,19 +152,26 @@ def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
 
 
 def task_ranking(
-    per_trial: Sequence[Mapping[str, np.ndarray]], groups: Sequence[str], tokens: int
+    per_trial: Sequence[Mapping[str, np.ndarray]],
+    groups: Sequence[str],
+    tokens: int,
+    task: str,
+    seed: int,
 ) -> pd.DataFrame:
     """The rankings table (see :func:`skillneurons.neurons.ranking.ranking_table`) of a task.
 
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
-    with its s.e.m.; ``best_token`` is the most frequent best token over trials.
+    with its s.e.m.; ``best_token`` is the most frequent best token over trials. Ties
+    are broken by a random key seeded by ``seed`` and the task's name
+    (:func:`skillneurons.neurons.ranking.tie_key`), so each task breaks them its own way.
     """
     means, sems, best = {}, {}, {}
     for group in groups:
         key = None if group == BINARY_GROUP else group
         means[key], sems[key] = combine_trials([trial[f"max/{group}"] for trial in per_trial])
         best[key] = modal_token([trial[f"best_token/{group}"] for trial in per_trial], tokens)
-    return ranking_table(means, sems, best)
+    shape = next(iter(means.values())).shape
+    return ranking_table(means, sems, best, tie_key(shape, [seed, zlib.crc32(task.encode())]))
 
 
 @dataclass(frozen=True)
@@ -202,11 +210,12 @@ def neuron_values(dump_path: str, cells: Sequence[tuple[int, int, int]]) -> pd.D
     return frame.astype({c: np.float32 for c in value_columns})
 
 
-def top_neuron_accuracy(
+def top_neuron_correct(
     top: TopNeuron, baseline: np.ndarray, test_dump: str, group: SampleGroup | None = None
-) -> float:
-    """Table 1: test accuracy of predicting with one neuron, ``a > a_bsl`` (or ``<=``
-    when its dev accuracy was below 0.5), restricted to ``group``'s samples if given."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Table 1: per test sample, whether predicting with one neuron, ``a > a_bsl`` (or
+    ``<=`` when its dev accuracy was below 0.5), is right; restricted to ``group``'s
+    samples if given. Returns the samples' ``idx`` and bool ``correct``."""
     cell = (top.layer, top.token, top.neuron)
     values = neuron_values(test_dump, [cell])
     labels = values["label"].to_numpy()
@@ -215,7 +224,8 @@ def top_neuron_accuracy(
         values = values[values["idx"].isin(group.idx)]
         labels = lookup.loc[values["idx"]].to_numpy()
     activations = values.iloc[:, 2].to_numpy()
-    return neuron_accuracy(activations, labels, float(baseline[cell]), top.sign)
+    correct = neuron_correct(activations, labels, float(baseline[cell]), top.sign)
+    return values["idx"].to_numpy(np.int64), correct
 
 
 def skill_neuron_accuracy(
@@ -227,11 +237,13 @@ def skill_neuron_accuracy(
     predicts with its top neuron alone (``a > a_bsl``, or ``<=`` for a negatively
     correlated neuron). A multi-class task fits a logistic regression on the
     activations of its subtasks' top neurons on dev and scores it on test (§3.2).
+    Besides the accuracy, ``test_idx`` and ``test_correct`` say which test samples were
+    right (the findings' paired bootstrap).
     """
     accuracies = trial_accuracies(dev_dump, baseline, groups)
     tops = {name: top_neuron(accuracy) for name, accuracy in accuracies.items()}
     if list(groups) == [BINARY_GROUP]:
-        accuracy = top_neuron_accuracy(tops[BINARY_GROUP], baseline, test_dump)
+        idx, correct = top_neuron_correct(tops[BINARY_GROUP], baseline, test_dump)
     else:
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
@@ -242,9 +254,12 @@ def skill_neuron_accuracy(
         features = [c for c in dev.columns if c not in ("idx", "label")]
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         model.fit(dev[features].to_numpy(), dev["label"].to_numpy())
-        accuracy = float(model.score(test[features].to_numpy(), test["label"].to_numpy()))
+        predicted = model.predict(test[features].to_numpy())
+        idx, correct = test["idx"].to_numpy(np.int64), predicted == test["label"].to_numpy()
     return {
-        "test_accuracy": float(accuracy),
+        "test_accuracy": float(np.mean(correct)),
+        "test_idx": idx.tolist(),
+        "test_correct": np.asarray(correct, dtype=bool).tolist(),
         "top_neurons": {name: top.__dict__ for name, top in tops.items()},
     }
 

@@ -46,7 +46,7 @@ from skillneurons.models.training import (
     train,
     trainable_state,
 )
-from skillneurons.neurons.activations import baseline_activation, input_token_activations
+from skillneurons.neurons.activations import activation_moments, input_token_activations
 from skillneurons.neurons.perturbation import TrialModel
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
@@ -88,7 +88,14 @@ def method_classifier(
             classifier.backbone, adapter_size, adapter_init_std, seed
         )
     else:
-        for parameter in bitfit_parameters(classifier):
+        biases = bitfit_parameters(classifier)
+        if not biases:
+            raise ValueError(
+                f"BitFit trains bias terms, and {type(loaded.model).__name__} has none "
+                "(Llama-family models have no biases); drop bitfit from "
+                "tuning_methods.methods for this model"
+            )
+        for parameter in biases:
             parameter.requires_grad_(True)
     return classifier
 
@@ -174,20 +181,21 @@ def load_method_classifier(
     return loaded, classifier.to(device)
 
 
-def input_baseline(
+def input_moments(
     classifier: PromptedClassifier,
     split: EncodedSplit,
     batch_size: int,
     max_samples: int | None = None,
-) -> np.ndarray:
-    """``a_bsl`` of a model without soft prompts, float32 ``[layers, 1, neurons]``: the
-    training-set mean (Eq. 3) of each sample's mean activation over its input tokens
-    (:func:`skillneurons.neurons.activations.input_token_activations`), for the ``baseline``
-    perturbation kind at every position."""
-    block = baseline_activation(
+) -> tuple[np.ndarray, np.ndarray]:
+    """``a_bsl`` and the activation std of a model without soft prompts: the training-set
+    mean (Eq. 3) and std of each sample's mean activation over its input tokens
+    (:func:`skillneurons.neurons.activations.input_token_activations`), float32
+    ``[layers, 1, neurons]`` and ``[layers, neurons]``: the ``baseline`` perturbation kind
+    at every position and the unit of ``neuron_std`` noise."""
+    mean, std = activation_moments(
         classifier, split, batch_size, reduce=input_token_activations, max_samples=max_samples
     )
-    return block[:, :1].numpy()
+    return mean[:, :1].numpy(), std[:, 0].numpy()
 
 
 def method_trials(
@@ -196,7 +204,7 @@ def method_trials(
     trials: Sequence[int],
     seeds: Sequence[int],
     test: pd.DataFrame,
-    train: pd.DataFrame | None,
+    train: pd.DataFrame,
     *,
     device: torch.device | str,
     max_length: int,
@@ -206,16 +214,15 @@ def method_trials(
     """Each trained trial of a method, loaded in turn, ready to perturb (paper A, §5).
 
     ``weights`` are the trials' weights files; ``test`` the evaluation samples; ``train``
-    the training split when the ``baseline`` perturbation kind needs ``a_bsl``
-    (:func:`input_baseline` over its first ``baseline_samples`` rows), else None.
+    the training split, whose first ``baseline_samples`` rows give ``a_bsl`` and each
+    neuron's std (:func:`input_moments`).
     """
     for trial, path, seed in zip(trials, weights, seeds, strict=True):
         loaded, classifier = load_method_classifier(model, path, device)
-        baseline = None
-        if train is not None:
-            encoded = encode_frame(loaded, train, max_length)
-            baseline = input_baseline(classifier, encoded, batch_size, baseline_samples)
-        yield TrialModel(trial, seed, classifier, encode_frame(loaded, test, max_length), baseline)
+        encoded = encode_frame(loaded, train, max_length)
+        baseline, std = input_moments(classifier, encoded, batch_size, baseline_samples)
+        split = encode_frame(loaded, test, max_length)
+        yield TrialModel(trial, seed, classifier, split, baseline, std)
 
 
 def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:

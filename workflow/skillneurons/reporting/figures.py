@@ -151,7 +151,9 @@ def predictivity_histograms(
     return figure
 
 
-RANDOM_COLOR = "tab:gray"
+#: Random orders are dashed: uniform in grey, layer-matched (the findings' control) black.
+RANDOM_COLORS = {"random": "tab:gray", "layer_matched": "black"}
+RANDOM_TYPES = tuple(RANDOM_COLORS)
 
 
 def _grid(panels: int, width: float = 3.2, height: float = 2.6, columns: int = 4):
@@ -191,13 +193,14 @@ def perturbation_curves_figure(
             line = panel[panel["order"] == order].sort_values("rate")
             if line.empty:
                 continue
-            is_random = line["order_type"].iloc[0] == "random"
+            order_type = line["order_type"].iloc[0]
+            is_random = order_type in RANDOM_TYPES
             axis.errorbar(
                 line["rate"],
                 line["mean"],
                 yerr=line["sem"],
                 label=(labels or {}).get(order, order),
-                color=RANDOM_COLOR if is_random else colors[index % len(colors)],
+                color=RANDOM_COLORS[order_type] if is_random else colors[index % len(colors)],
                 linestyle="--" if is_random else "-",
                 linewidth=2.0 if order == eval_task else 1.2,
                 marker="o",
@@ -217,8 +220,8 @@ def perturbation_curves_figure(
 
 def _default_orders(panel: pd.DataFrame) -> list[str]:
     orders = panel[["order", "order_type"]].drop_duplicates()
-    first = orders.loc[orders["order_type"] != "random", "order"].tolist()
-    return first + orders.loc[orders["order_type"] == "random", "order"].tolist()
+    random = orders["order_type"].isin(RANDOM_TYPES)
+    return orders.loc[~random, "order"].tolist() + orders.loc[random, "order"].tolist()
 
 
 def _annotated_heatmap(axis, matrix: np.ndarray, rows, columns, fmt: str, **style):

