@@ -43,6 +43,9 @@ include: "workflow/rules/paper_a/pruning.smk"
 include: "workflow/rules/paper_a/transfer.smk"
 include: "workflow/rules/paper_a/findings.smk"
 include: "workflow/rules/paper_a/targets.smk"
+include: "workflow/rules/paper_b/common.smk"
+include: "workflow/rules/paper_b/neurons.smk"
+include: "workflow/rules/paper_b/targets.smk"
 
 
 # Every split and ranking, and every figure and table of the papers' registries.
@@ -52,3 +55,4 @@ rule all:
         split_files(),
         expand("results/{model}/rankings/{task}.parquet", model=MODELS, task=TASKS),
         PAPER_A_TARGETS,
+        PAPER_B_TARGETS,

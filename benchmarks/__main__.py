@@ -19,7 +19,16 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import dryrun, dump, perturbation, prompt_tuning, pruning, ranking
+from benchmarks import (
+    dryrun,
+    dump,
+    neuron_training,
+    perturbation,
+    prompt_tuning,
+    pruning,
+    ranking,
+    relevance,
+)
 
 ROWS = {
     "prompt_tuning": prompt_tuning,
@@ -27,6 +36,8 @@ ROWS = {
     "ranking": ranking,
     "pruning": pruning,
     "perturbation": perturbation,
+    "relevance": relevance,
+    "neuron_training": neuron_training,
     "dryrun": dryrun,
 }
 

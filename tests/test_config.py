@@ -17,6 +17,7 @@ from skillneurons.config import (
     validate_config,
 )
 from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.paper_b.registry import PAPER_B
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,16 +114,17 @@ def test_readme_config_table_matches_the_schema():
 def test_readme_figure_table_matches_the_registries():
     table = readme_table(FIGURE_TABLE)
     assert table == figure_table(), "regenerate with: python -m skillneurons.config"
-    # Every paper ID of paper A's registry, with its rule and the rule's file.
-    for output in PAPER_A:
-        row = next(line for line in table.splitlines() if line.startswith(f"| {output.id} |"))
-        for made in output.products:
-            assert f"`{made.rule}` (paper_a/" in row, (output.id, made.rule)
+    # Every paper ID of both registries, with its rule and the rule's file.
+    for folder, paper in (("paper_a", PAPER_A), ("paper_b", PAPER_B)):
+        for output in paper:
+            line = next(row for row in table.splitlines() if row.startswith(f"| {output.id} |"))
+            for made in output.products:
+                assert f"`{made.rule}` ({folder}/" in line, (output.id, made.rule)
 
 
 def test_every_registered_rule_is_defined_in_a_rule_file():
     defined = rule_files()
-    for output in PAPER_A:
+    for output in PAPER_A + PAPER_B:
         for made in output.products:
             assert made.rule in defined, f"{output.id}: rule {made.rule!r} is not defined"
 
@@ -141,3 +143,22 @@ def test_update_readme_rewrites_only_the_marked_tables(tmp_path):
         + figure_table()
         + "<!-- figure-table:end -->\nend\n"
     )
+
+
+def test_every_task_type_has_its_default_prompts():
+    from skillneurons.data.tasks import TASK_TYPES
+    from skillneurons.paper_a.controls import DEFAULT_HARD_PROMPTS
+    from skillneurons.paper_b.instructions import INSTRUCTIONS
+
+    schema_types = load_schema()["properties"]["task_definitions"]["additionalProperties"]
+    assert schema_types["properties"]["type"]["enum"] == list(TASK_TYPES)
+    assert set(DEFAULT_HARD_PROMPTS) == set(INSTRUCTIONS) == set(TASK_TYPES)
+
+
+def test_paper_b_experiments_cannot_wait_for_each_other():
+    with pytest.raises(ConfigError, match="paper_b.identify_on.*each would wait"):
+        validate_config(
+            {"paper_b": {"identify_on": {"deactivation": "base", "training": "multitask"}}}
+        )
+    checked = validate_config({"paper_b": {"identify_on": {"deactivation": "base"}}})
+    assert checked["paper_b"]["identify_on"] == {"deactivation": "base", "training": "base"}

@@ -6,15 +6,14 @@ import pandas as pd
 import pytest
 
 from skillneurons.paper_a.findings import (
-    TaskCurves,
     control_correct,
     correlation_claim,
     gap_claim,
     importance_claim,
     label_words_claim,
     pretraining_claim,
-    task_curves,
 )
+from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     COLUMNS,
     BootstrapSettings,

@@ -55,6 +55,9 @@ def reruns_after(run_copy, change: dict) -> list:
         ),
         # A timing setting: only the speed benchmark reads it, not the pruned re-tuning.
         ({"pruning": {"speed_repeats": 4}}, {"pruning_speed"}),
+        # Paper B: neuron-only training steps retrain the B-T2 models, not the
+        # multi-task model of B-T1 nor the A-vs-B comparison.
+        ({"paper_b": {"neuron_training": {"max_steps": 5}}}, {"neuron_training"}),
     ],
 )
 def test_a_setting_reruns_only_the_jobs_that_read_it(run_copy, change, readers):

@@ -50,12 +50,50 @@ def test_ag_news_keeps_business_and_sports_only_and_renumbers():
     assert frame["label"].tolist() == [1, 0, 0, 1]  # business = 0, sports = 1
 
 
+def test_paper_b_tasks_load_their_hub_columns_and_splits():
+    # QQP: GLUE, validation as test; question pairs, 1 = duplicate (paraphrase).
+    qqp_train = pd.DataFrame({"question1": ["a", "b"], "question2": ["c", "d"], "label": [1, 0]})
+    qqp_val = pd.DataFrame({"question1": ["e"], "question2": ["f"], "label": [0]})
+    calls = []
+    splits = {"train": qqp_train, "validation": qqp_val, "test": qqp_val.assign(label=-1)}
+    frame = load_source(BUILTIN_TASKS["qqp"], load_dataset=fake_hub(splits, calls))
+    assert calls == [("nyu-mll/glue", "qqp", "main")]
+    assert frame[["text_a", "text_b", "label", "role"]].values.tolist() == [
+        ["a", "c", 1, "train"],
+        ["b", "d", 0, "train"],
+        ["e", "f", 0, "test"],
+    ]
+    # PAWS keeps its own validation split as dev.
+    pair = {"sentence1": ["x"], "sentence2": ["y"]}
+    paws = {name: pd.DataFrame({**pair, "label": [label]}) for name, label in
+            (("train", 1), ("validation", 0), ("test", 1))}  # fmt: skip
+    frame = load_source(BUILTIN_TASKS["paws"], load_dataset=fake_hub(paws, calls))
+    assert calls[-1] == ("google-research-datasets/paws", "labeled_final", "main")
+    assert frame["role"].tolist() == ["train", "dev", "test"]
+    assert BUILTIN_TASKS["paws"].type == BUILTIN_TASKS["qqp"].type == "paraphrase"
+    # MARC (paper B's AmazonFood): 1-star reviews negative, 5-star positive, others out.
+    stars = pd.DataFrame({"text": ["one", "three", "five", "two"], "label": [0, 2, 4, 1]})
+    marc = {"train": stars, "validation": stars.iloc[:1], "test": stars.iloc[2:3]}
+    frame = load_source(BUILTIN_TASKS["amazon"], load_dataset=fake_hub(marc, calls))
+    assert calls[-1] == ("mteb/AmazonReviewsClassification", "en", "main")
+    assert frame[["text_a", "label", "role"]].values.tolist() == [
+        ["one", 0, "train"],
+        ["five", 1, "train"],
+        ["one", 0, "dev"],
+        ["five", 1, "test"],
+    ]
+
+
 def test_hub_failure_names_the_offline_alternatives():
     def offline(*args, **kwargs):
         raise ConnectionError("no network")
 
     with pytest.raises(DataSourceError, match="syn_sst2.*local_datasets.sst2"):
         load_source(BUILTIN_TASKS["sst2"], load_dataset=offline)
+    # A task without a synthetic twin is not offered one.
+    with pytest.raises(DataSourceError, match="alternatives: put a local copy") as error:
+        load_source(BUILTIN_TASKS["qqp"], load_dataset=offline)
+    assert "syn_qqp" not in str(error.value)
 
 
 def test_local_copy_of_a_hub_dataset(tmp_path):
@@ -106,6 +144,6 @@ def test_user_file_errors_name_the_problem(tmp_path):
 
 def test_unknown_task_lists_the_known_ones():
     with pytest.raises(
-        TaskError, match="task 'sst3' is not defined; known tasks: agnews, dbpedia"
+        TaskError, match="task 'sst3' is not defined; known tasks: agnews, amazon, dbpedia"
     ):
         resolve_tasks(["sst3"])

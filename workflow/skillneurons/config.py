@@ -21,6 +21,7 @@ import yaml
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.specs import ModelSourceError, resolve_models
 from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.paper_b.registry import PAPER_B
 from skillneurons.reporting import registry
 
 WORKFLOW = Path(__file__).resolve().parents[1]
@@ -122,6 +123,13 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
                 f"config key 'label_words.{task}': {len(words)} words for "
                 f"{tasks[task].num_labels} labels {list(tasks[task].label_names)}"
             )
+    identify_on = checked["paper_b"]["identify_on"]
+    if identify_on == {"deactivation": "base", "training": "multitask"}:
+        raise ConfigError(
+            "config key 'paper_b.identify_on': deactivation 'base' reads the neurons "
+            "the training experiment finds on the base model, and training 'multitask' "
+            "reads the multi-task model's, so each would wait for the other; change one"
+        )
     return checked
 
 
@@ -164,8 +172,9 @@ def rule_files() -> dict[str, str]:
 
 
 def figure_table() -> str:
-    """The README's figure table: every paper output of the figure registries."""
-    return registry.markdown_table(PAPER_A, rule_files())
+    """The README's figure table: every paper output of the figure registries (paper A,
+    then paper B and the A-vs-B comparison)."""
+    return registry.markdown_table(PAPER_A + PAPER_B, rule_files())
 
 
 def _replace_between(text: str, markers: tuple[str, str], table: str, path: Path) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from skillneurons.data.synthetic import generate_task
+from skillneurons.data.synthetic import SYNTHETIC_TASKS, generate_task
 from skillneurons.data.tasks import TaskError, TaskSpec
 from skillneurons.infra.io import write_table
 
@@ -231,6 +231,7 @@ def _download(
     if load_dataset is None:
         from datasets import load_dataset
     where = f"{spec.dataset}" + (f" ({spec.dataset_config})" if spec.dataset_config else "")
+    twin = f"use its synthetic twin 'syn_{spec.name}', " if f"syn_{spec.name}" in SYNTHETIC_TASKS else ""
     try:
         dataset = load_dataset(
             spec.dataset, spec.dataset_config, revision=revision, cache_dir=cache_dir
@@ -239,7 +240,7 @@ def _download(
         raise DataSourceError(
             f"task {spec.name!r}: could not download {where} at revision {revision!r} from "
             f"the Hugging Face Hub ({type(error).__name__}: {error}). Offline alternatives: "
-            f"use its synthetic twin 'syn_{spec.name}', put a local copy of the dataset "
+            f"{twin}put a local copy of the dataset "
             f"(one <split>.parquet per split) in a folder and set "
             f"data.local_datasets.{spec.name} to it, or define a task from a local file "
             "under task_definitions."

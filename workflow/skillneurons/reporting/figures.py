@@ -172,6 +172,8 @@ def perturbation_curves_figure(
     eval_tasks: Sequence[str],
     labels: Mapping[str, str] | None = None,
     title: str = "",
+    colors: Mapping[str, str] | None = None,
+    xlabel: str = "perturbation rate",
 ) -> plt.Figure:
     """Accuracy vs perturbation rate per evaluation task, error bars ± 1 s.e.m.
 
@@ -183,9 +185,12 @@ def perturbation_curves_figure(
     labels : order -> legend label, and which orders to draw (default: all, random
         last, labelled by their name).
     title : the figure title.
+    colors : order -> line color, overriding the default (tab10 for the orders, the
+        random types' colors for random ones; random lines stay dashed).
+    xlabel : the x axis label.
     """
     figure, axes = _grid(len(eval_tasks))
-    colors = plt.get_cmap("tab10").colors
+    palette = plt.get_cmap("tab10").colors
     for axis, eval_task in zip(axes, eval_tasks, strict=False):
         panel = stats[stats["eval_task"] == eval_task]
         names = list(labels) if labels else _default_orders(panel)
@@ -195,12 +200,13 @@ def perturbation_curves_figure(
                 continue
             order_type = line["order_type"].iloc[0]
             is_random = order_type in RANDOM_TYPES
+            color = RANDOM_COLORS[order_type] if is_random else palette[index % len(palette)]
             axis.errorbar(
                 line["rate"],
                 line["mean"],
                 yerr=line["sem"],
                 label=(labels or {}).get(order, order),
-                color=RANDOM_COLORS[order_type] if is_random else colors[index % len(colors)],
+                color=(colors or {}).get(order, color),
                 linestyle="--" if is_random else "-",
                 linewidth=2.0 if order == eval_task else 1.2,
                 marker="o",
@@ -209,7 +215,7 @@ def perturbation_curves_figure(
             )
         axis.set_title(f"on {eval_task}", fontsize=9)
         axis.tick_params(labelsize=7)
-        axis.set_xlabel("perturbation rate", fontsize=8)
+        axis.set_xlabel(xlabel, fontsize=8)
         axis.set_ylabel("accuracy", fontsize=8)
         axis.legend(fontsize=6)
     if title:
@@ -367,5 +373,32 @@ def transfer_scatter(points: pd.DataFrame, correlations: pd.DataFrame, title: st
     axes[0].set_ylabel("zero-shot transfer accuracy", fontsize=8)
     axes[1].legend(fontsize=7, title="target", title_fontsize=7, loc="best")
     figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def effect_heatmaps(
+    matrices: Mapping[str, pd.DataFrame], task_types: Mapping[str, str], title: str = ""
+) -> plt.Figure:
+    """Paper B's Figure 5: one annotated heatmap per panel, rows the task whose neurons
+    were changed, columns the evaluated task, tasks grouped by type.
+
+    ``matrices`` maps a panel title to a frame with ``neurons_of`` and one column per
+    task (:func:`skillneurons.paper_b.tables.effect_matrix`)."""
+    figure, axes = _grid(len(matrices), width=4.6, height=4.0, columns=2)
+    for axis, (name, matrix) in zip(axes, matrices.items(), strict=False):
+        tasks = group_by_type(list(matrix["neurons_of"]), task_types)
+        values = matrix.set_index("neurons_of").loc[tasks, tasks].to_numpy(dtype=np.float64)
+        limit = np.nanmax(np.abs(values)) if np.isfinite(values).any() else 1.0
+        image = _annotated_heatmap(
+            axis, values, tasks, tasks, ".1f", cmap="RdBu_r", vmin=-limit, vmax=limit
+        )
+        _type_boundaries(axis, tasks, task_types)
+        axis.set_xlabel("evaluated task", fontsize=8)
+        axis.set_ylabel("neurons of", fontsize=8)
+        axis.set_title(name, fontsize=9)
+        figure.colorbar(image, ax=axis, shrink=0.75, label="points")
+    if title:
+        figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     return figure

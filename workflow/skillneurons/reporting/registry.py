@@ -56,6 +56,19 @@ class RuleFile:
     category: str
 
 
+def table_product(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
+    """A rule writing ``tables/<stem>.{csv,md}`` (keys ``<prefix>csv``, ``<prefix>md``);
+    the CSV is in the report under ``caption`` (default ``stem``)."""
+    files = {f"{prefix}csv": f"tables/{stem}.csv", f"{prefix}md": f"tables/{stem}.md"}
+    return Product(rule, files, {f"{prefix}csv": caption or stem})
+
+
+def figure_product(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
+    """A rule writing ``figures/<stem>.{png,pdf}``; the PNG is in the report."""
+    files = {f"{prefix}png": f"figures/{stem}.png", f"{prefix}pdf": f"figures/{stem}.pdf"}
+    return Product(rule, files, {f"{prefix}png": caption or stem})
+
+
 def rule_files(registry: Sequence[PaperOutput], rule: str) -> dict[str, RuleFile]:
     """The outputs of ``rule``, by output key, over every paper output it writes."""
     files: dict[str, RuleFile] = {}

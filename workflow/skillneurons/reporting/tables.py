@@ -18,7 +18,7 @@ def markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
 
     def cell(value: object) -> str:
         if isinstance(value, float):
-            return format(value, floatfmt)
+            return format(value + 0.0, floatfmt)  # + 0.0: no "-0.0"
         return str(value).replace("|", "/")
 
     header = "| " + " | ".join(map(str, frame.columns)) + " |"
@@ -30,10 +30,15 @@ def markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
 
 
 def write_frame(
-    csv_path: str | os.PathLike, md_path: str | os.PathLike, frame: pd.DataFrame, title: str
+    csv_path: str | os.PathLike,
+    md_path: str | os.PathLike,
+    frame: pd.DataFrame,
+    title: str,
+    floatfmt: str = ".4f",
 ) -> None:
-    """Write a results table as CSV and as Markdown (with a title line), atomically."""
+    """Write a results table as CSV and as Markdown (with a title line, floats formatted
+    with ``floatfmt``), atomically."""
     with atomic_path(csv_path) as tmp:
         frame.to_csv(tmp, index=False)
     with atomic_path(md_path) as tmp:
-        tmp.write_text(f"# {title}\n\n{markdown(frame)}")
+        tmp.write_text(f"# {title}\n\n{markdown(frame, floatfmt)}")

@@ -1,0 +1,121 @@
+"""Paper B's claims and the A-vs-B claims on constructed results: a clear effect holds,
+no effect is inconclusive, a reversed effect fails (skillneurons.paper_b.findings)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.paper_b.evaluation import result_row, results_frame
+from skillneurons.paper_b.findings import (
+    DEACTIVATION,
+    DEACTIVATION_SPECIFIC,
+    TRAINING,
+    comparison_claims,
+    curve_claims,
+    diagonal_dominance,
+    random_vs_task,
+)
+from skillneurons.reporting.curves import TaskCurves
+from skillneurons.reporting.findings import BootstrapSettings
+
+SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3)
+TASKS = ["a", "b", "c"]
+SAMPLES = 200
+
+
+def correct_at(accuracy: float, seed: int) -> np.ndarray:
+    """``SAMPLES`` booleans, exactly ``accuracy`` of them True, in a seeded order."""
+    values = np.arange(SAMPLES) < round(accuracy * SAMPLES)
+    return np.random.default_rng(seed).permutation(values)
+
+
+def deactivation_results(own: float, cross: float, random: float) -> pd.DataFrame:
+    """Every task at 0.9 as trained; ``own`` with its own neurons off, ``cross`` with
+    another task's, ``random`` with random neurons (two draws)."""
+    rows = []
+    for index, task in enumerate(TASKS):
+        rows.append(result_row("original", "", 0, task, correct_at(0.9, index)))
+        for source in TASKS:
+            value = own if source == task else cross
+            rows.append(result_row("task", source, 0, task, correct_at(value, 10 + index)))
+        for draw in range(2):
+            rows.append(result_row("random", task, draw, task, correct_at(random, 20 + draw)))
+    return results_frame(rows)
+
+
+@pytest.mark.parametrize(
+    "own, random, verdict",
+    [(0.6, 0.85, "holds"), (0.85, 0.85, "inconclusive"), (0.9, 0.6, "fails")],
+)
+def test_deactivation_claim_follows_the_random_minus_task_gap(own, random, verdict):
+    row = random_vs_task(DEACTIVATION, deactivation_results(own, 0.88, random), "random", SETTINGS)
+    assert row["verdict"] == verdict
+    assert row["estimate"] == pytest.approx(random - own, abs=1e-9)
+    assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
+
+
+def test_training_claim_reads_the_task_minus_random_gap():
+    # the training results have the same layout: task neurons trained (0.6) beat random
+    # ones (0.5) by 0.1 on every task
+    row = random_vs_task(TRAINING, deactivation_results(0.6, 0.5, 0.5), "task", SETTINGS)
+    assert row["estimate"] == pytest.approx(0.1, abs=1e-9) and row["verdict"] == "holds"
+
+
+def test_diagonal_dominance_of_the_drops():
+    original = {task: correct_at(0.9, index) for index, task in enumerate(TASKS)}
+    specific = deactivation_results(own=0.5, cross=0.88, random=0.85)
+    row = diagonal_dominance(DEACTIVATION_SPECIFIC, specific, original, -1.0, SETTINGS)
+    # own drop 0.4, other cells of the row and column 0.02: margin 0.38
+    assert row["estimate"] == pytest.approx(0.38, abs=1e-9) and row["verdict"] == "holds"
+    uniform = deactivation_results(own=0.7, cross=0.7, random=0.85)
+    row = diagonal_dominance(DEACTIVATION_SPECIFIC, uniform, original, -1.0, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.0, abs=1e-9) and row["verdict"] == "inconclusive"
+    one_task = specific[specific["eval_task"] == "a"]
+    one_task = one_task[one_task["source"].isin(["", "a"])]
+    assert (
+        diagonal_dominance(DEACTIVATION_SPECIFIC, one_task, original, -1.0, SETTINGS)["verdict"]
+        == "n/a"
+    )
+
+
+def test_rank_agreement_claims():
+    rng = np.random.default_rng(0)
+    scores = {task: rng.random((2, 100)) for task in TASKS}
+    same = comparison_claims(scores, {t: 2 * v + 1 for t, v in scores.items()}, 0.1, SETTINGS)
+    assert [row["estimate"] for row in same] == pytest.approx([1.0, 1.0 - 0.1 / 1.9])
+    assert [row["verdict"] for row in same] == ["holds", "holds"]
+    reversed_ = comparison_claims(scores, {t: -v for t, v in scores.items()}, 0.1, SETTINGS)
+    assert reversed_[0]["estimate"] == pytest.approx(-1.0) and reversed_[0]["verdict"] == "fails"
+    independent = {task: rng.random((2, 100)) for task in TASKS}
+    row = comparison_claims(scores, independent, 0.1, SETTINGS)[0]
+    assert abs(row["estimate"]) < 0.15 and row["verdict"] == "inconclusive"
+
+
+def test_curve_claims_compare_each_order_with_its_random_control_and_each_other():
+    rates = np.array([0.0, 0.1])
+
+    def curve(end: float, seed: int, repeats: int = 1) -> np.ndarray:
+        start = correct_at(0.9, 0)
+        return np.stack(
+            [[[start, correct_at(end, seed + r)] for r in range(repeats)]]
+        )  # [trials 1, repeats, rates, samples]
+
+    curves = {
+        task: TaskCurves(
+            rates,
+            {
+                ("task", "paper_a"): curve(0.8, 1),
+                ("task", "paper_b"): curve(0.4, 2),
+                (LAYER_MATCHED, "random_paper_a"): curve(0.8, 3, repeats=2),
+                (LAYER_MATCHED, "random_paper_b"): curve(0.8, 5, repeats=2),
+            },
+        )
+        for task in TASKS
+    }
+    a_order, b_order, a_over_b = curve_claims(curves, SETTINGS)
+    # areas: trapezoids over [0, 0.1]: (0.9 + end) / 2 * 0.1
+    assert a_order["estimate"] == pytest.approx(0.0, abs=1e-9)
+    assert a_order["verdict"] == "inconclusive"
+    assert b_order["estimate"] == pytest.approx(0.02) and b_order["verdict"] == "holds"
+    assert a_over_b["estimate"] == pytest.approx(-0.02) and a_over_b["verdict"] == "fails"

@@ -1,0 +1,227 @@
+"""Paper B's neurons on the seam, on tiny random models of every family: where a
+neuron's parameters live, neuron-only fine-tuning (every other entry bit-identical),
+deactivation by activations or weights, and relevance against a hand computation."""
+
+import numpy as np
+import pytest
+import torch
+from scipy.stats import spearmanr
+from transformers.pytorch_utils import Conv1D
+
+from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.sites import ffn_sites, neuron_parameters, output_weight
+from skillneurons.neurons.hooks import NeuronEdit, capture_activations, edit_activations
+from skillneurons.paper_b.relevance import (
+    matched_random_neurons,
+    relevance,
+    relevance_table,
+    task_neurons,
+)
+from tiny_models import BATCH, FAMILIES, SEQ, VOCAB, tiny, word_tokenizer
+
+CHOSEN = {0: [1, 4], 1: [0, 2, 5]}
+
+
+def family_model(name):
+    torch.manual_seed(0)
+    return FAMILIES[name][0]().eval()
+
+
+def ids():
+    return torch.randint(3, VOCAB, (BATCH, SEQ), generator=torch.Generator().manual_seed(1))
+
+
+def test_neuron_parameters_sit_in_the_storage_layout():
+    gpt2 = family_model("gpt2")  # Conv1D: weights stored [in, out]
+    site = ffn_sites(gpt2)[0]
+    places = neuron_parameters(site, torch.tensor([3]))
+    (down, down_axis), (up, up_axis), (bias, _) = places
+    assert (down_axis, up_axis) == (1, 0)
+    with torch.no_grad():
+        up[3] = 7.0  # row 3 of the logical [out, in] view: column 3 of the [in, out] storage
+        down[:, 3] = 9.0
+    assert (site.input_projections[0].weight[:, 3] == 7.0).all()
+    assert (site.output_projection.weight[3, :] == 9.0).all()
+    assert bias is site.input_projections[0].bias
+    llama = family_model("llama")  # gated: gate and up rows, no biases
+    assert len(neuron_parameters(ffn_sites(llama)[0], torch.tensor([0]))) == 3
+    assert len(neuron_parameters(ffn_sites(llama)[0], torch.tensor([0]), output_only=True)) == 1
+
+
+def entry_masks(model, neurons, output_only=False):
+    """Per parameter name, True at the entries of the chosen neurons, by hand: rows of a
+    Linear input projection and columns of a Linear output projection (GPT-2's Conv1D
+    stores [in, out]: the other way round), input biases; never the output bias."""
+    masks = {name: torch.zeros_like(p, dtype=torch.bool) for name, p in model.named_parameters()}
+    names = {id(p): name for name, p in model.named_parameters()}
+    for site in ffn_sites(model):
+        index = torch.tensor(neurons.get(site.layer, []), dtype=torch.long)
+        down = site.output_projection
+        conv = isinstance(down, Conv1D)
+        mask = masks[names[id(down.weight)]]
+        if conv:
+            mask[index] = True
+        else:
+            mask[:, index] = True
+        if output_only:
+            continue
+        for module in site.input_projections:
+            mask = masks[names[id(module.weight)]]
+            if isinstance(module, Conv1D):
+                mask[:, index] = True
+            else:
+                mask[index] = True
+            if module.bias is not None:
+                masks[names[id(module.bias)]][index] = True
+    return masks
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_neuron_only_training_moves_only_the_chosen_neurons(name):
+    model = family_model(name)
+    before = {key: value.clone() for key, value in model.state_dict().items()}
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    inputs = ids()
+    with torch.no_grad():
+        base = model(input_ids=inputs)[0]
+    deltas = NeuronDeltas(model, CHOSEN)
+    with torch.no_grad():
+        torch.testing.assert_close(model(input_ids=inputs)[0], base, rtol=0, atol=0)
+    optimizer = torch.optim.Adam(deltas.parameters(), lr=0.05)
+    for _ in range(3):
+        loss = model(input_ids=inputs)[0].square().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        hooked = model(input_ids=inputs)[0]
+    deltas.fold()
+    with torch.no_grad():
+        torch.testing.assert_close(model(input_ids=inputs)[0], hooked, rtol=1e-5, atol=1e-5)
+    masks = entry_masks(model, CHOSEN)
+    changed_neuron_entries = 0
+    for key, value in model.state_dict().items():
+        mask = masks.get(key)
+        if mask is None:  # buffers
+            assert torch.equal(value, before[key]), key
+            continue
+        assert torch.equal(value[~mask], before[key][~mask]), f"{name}: {key} moved"
+        changed_neuron_entries += int((value[mask] != before[key][mask]).sum())
+    assert changed_neuron_entries > 0
+
+
+def test_output_only_trains_the_output_columns_alone():
+    model = family_model("bert-base")
+    before = {key: value.clone() for key, value in model.state_dict().items()}
+    deltas = NeuronDeltas(model, CHOSEN, output_only=True)
+    assert deltas.entries() == sum(len(v) for v in CHOSEN.values()) * 16  # hidden 16
+    with torch.no_grad():
+        for parameter in deltas.parameters():
+            parameter.fill_(0.5)
+    deltas.fold()
+    masks = entry_masks(model, CHOSEN, output_only=True)
+    for key, value in model.state_dict().items():
+        if key in masks:
+            assert torch.equal(value[~masks[key]], before[key][~masks[key]]), key
+    after = model.state_dict()
+    moved = [key for key in after if not torch.equal(after[key], before[key])]
+    assert moved and all("output.dense.weight" in key for key in moved)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_deactivating_by_activations_equals_zeroing_the_output_columns(name):
+    model = family_model(name)
+    inputs = ids()
+    edits = {layer: NeuronEdit(neurons, "set", 0.0) for layer, neurons in CHOSEN.items()}
+    with torch.no_grad(), edit_activations(model, edits):
+        by_activations = model(input_ids=inputs)[0]
+    with torch.no_grad():
+        for site in ffn_sites(model):
+            output_weight(site)[:, CHOSEN[site.layer]] = 0.0
+        by_weights = model(input_ids=inputs)[0]
+    torch.testing.assert_close(by_activations, by_weights, rtol=1e-5, atol=1e-6)
+
+
+def classifier_and_split():
+    loaded = tiny("masked_lm", word_tokenizer())
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], prompt_length=0)
+    from skillneurons.models.encoding import encode_split
+
+    texts = ["very good", "not good bad", "bad", "very very good", "not bad"]
+    split = encode_split(loaded.tokenizer, texts, [None] * 5, [1, 0, 0, 1, 1], 16)
+    return classifier, split
+
+
+def per_sample_products(classifier, split):
+    """``[samples, layers, neurons]`` Σ_t g a, sample by sample (the hand computation)."""
+    out = []
+    for row in range(len(split)):
+        batch = split.batch([row], classifier.pad_id)
+        with capture_activations(classifier, keep_grad=True) as capture:
+            loss = torch.nn.functional.cross_entropy(classifier(**batch), batch["labels"])
+            loss.backward()
+        layers = [capture.activations[layer] for layer in capture.layers]
+        out.append(torch.stack([(a.grad * a).sum(1)[0] for a in layers]).detach().double())
+    return torch.stack(out).numpy()
+
+
+def test_relevance_equals_the_hand_computation_under_every_definition():
+    classifier, split = classifier_and_split()
+    products = per_sample_products(classifier, split)
+    np.testing.assert_allclose(
+        relevance(classifier, split, 2, "sample_abs"),
+        np.abs(products).mean(0),
+        rtol=1e-4,
+        atol=1e-9,
+    )
+    np.testing.assert_allclose(
+        relevance(classifier, split, 2, "dataset_abs"),
+        np.abs(products.sum(0)) / 5,
+        rtol=1e-4,
+        atol=1e-9,
+    )
+    token = relevance(classifier, split, 2, "token_abs")
+    assert (token >= relevance(classifier, split, 2, "sample_abs") - 1e-12).all()
+    first_two = relevance(classifier, split, 5, "sample_abs", max_samples=2)
+    np.testing.assert_allclose(first_two, np.abs(products[:2]).mean(0), rtol=1e-4, atol=1e-9)
+    assert all(p.grad is None for p in classifier.parameters())
+
+
+def test_first_order_relevance_follows_the_loss_change_of_zeroing_a_neuron():
+    classifier, split = classifier_and_split()
+    one = split.batch([0], classifier.pad_id)
+    single = type(split)([split.input_ids[0]], None, split.labels[:1])
+
+    def loss(edits=None):
+        with torch.no_grad(), edit_activations(classifier, edits or {}):
+            return float(torch.nn.functional.cross_entropy(classifier(**one), one["labels"]))
+
+    base = loss()
+    layer = 1
+    change = np.array([loss({layer: NeuronEdit([j], "set", 0.0)}) - base for j in range(32)])
+    first_order = -per_sample_products(classifier, single)[0, layer]  # ΔL ≈ -g·a
+    assert spearmanr(np.abs(change), np.abs(first_order)).statistic > 0.9
+    top = np.argsort(-np.abs(first_order))[:8]
+    assert (np.sign(change[top]) == np.sign(first_order[top])).all()
+    scores = relevance(classifier, single, 1)
+    assert np.argmax(scores[layer]) == np.argmax(np.abs(change))
+
+
+def test_top_fraction_and_matched_random_neurons():
+    values = np.array([[0.1, 0.9, 0.3, 0.4], [0.8, 0.2, 0.7, 0.0]])
+    table = relevance_table(values, "t", seed=0)
+    assert table["relevance"].is_monotonic_decreasing
+    chosen = task_neurons(table, 0.25)  # 2 of 8 neurons
+    assert {k: v.tolist() for k, v in chosen.items()} == {0: [1], 1: [0]}
+    per_layer = task_neurons(table, 0.5, per_layer=True)
+    assert {k: v.tolist() for k, v in per_layer.items()} == {0: [1, 3], 1: [0, 2]}
+    # Ties fall by the seeded key, not by index: both orders of a tied pair occur.
+    tied = np.zeros((1, 2))
+    firsts = {int(relevance_table(tied, f"task{i}", seed=0)["neuron"].iloc[0]) for i in range(20)}
+    assert firsts == {0, 1}
+    random = matched_random_neurons({0: np.array([1, 2]), 1: np.array([3])}, 4, seed=5)
+    assert [len(random[0]), len(random[1])] == [2, 1]
+    again = matched_random_neurons({0: np.array([1, 2]), 1: np.array([3])}, 4, seed=5)
+    assert all(np.array_equal(random[layer], again[layer]) for layer in (0, 1))

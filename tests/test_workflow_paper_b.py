@@ -1,0 +1,182 @@
+"""Paper B's outputs on the smoke pipeline: every file of B-T1, B-T2, B-F5, AB-T1, AB-F1
+and the paper-B findings, with its documented schema and the numbers that tie them."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skillneurons.infra.io import read_json, read_metadata
+from skillneurons.paper_b.evaluation import COLUMNS as RESULT_COLUMNS
+from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
+from skillneurons.reporting.findings import COLUMNS as FINDING_COLUMNS
+from smoke_runs import completed_smoke_run
+
+TASKS = ["syn_sst2", "syn_tweet", "syn_agnews"]
+LAYERS, WIDTH, HIDDEN = 2, 1536, 384  # minilm-l2
+TOP = round(0.1 * LAYERS * WIDTH)  # paper_b.fraction 0.1 over all layers
+DRAWS = 2  # configs/smoke.yaml: paper_b.random_draws
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return completed_smoke_run(tmp_path_factory) / "results/minilm-l2"
+
+
+def accuracy_of(frame, condition, source, eval_task):
+    rows = frame[
+        (frame["condition"] == condition)
+        & (frame["source"] == source)
+        & (frame["eval_task"] == eval_task)
+    ]
+    return rows["accuracy"].tolist()
+
+
+@pytest.mark.parametrize(
+    "folder, identified_on",
+    [
+        ("task_neurons", "base model"),
+        ("paper_b/multitask_neurons", "multitask model"),
+        ("paper_b/prompt_tuned_neurons", "prompt-tuned model (trial 0)"),
+    ],
+)
+def test_task_neuron_files(results, folder, identified_on):
+    for task in TASKS:
+        path = results / folder / f"{task}.parquet"
+        table = pd.read_parquet(path)
+        assert tuple(table.columns) == NEURON_COLUMNS
+        assert len(table) == LAYERS * WIDTH
+        assert (table["rank"].to_numpy() == np.arange(len(table))).all()  # sorted by rank
+        assert (np.diff(table["relevance"].to_numpy()) <= 0).all()
+        assert (table["relevance"] >= 0).all()
+        first_in_layer = table.groupby("layer")["rank_in_layer"].first()
+        assert (first_in_layer == 0).all()
+        metadata = read_metadata(path)
+        assert metadata["identified_on"] == identified_on
+        assert metadata["definition"] == "sample_abs"
+        assert metadata["attribution_samples"] == 60 and metadata["task"] == task
+
+
+def test_deactivation_results_and_table_b_t1(results):
+    frame = pd.read_parquet(results / "paper_b/deactivation.parquet")
+    assert tuple(frame.columns) == RESULT_COLUMNS
+    assert read_metadata(results / "paper_b/deactivation.parquet")["identify_on"] == "multitask"
+    # per evaluated task: the original model, every task's neurons, the random draws
+    assert len(frame) == len(TASKS) * (1 + len(TASKS) + DRAWS)
+    for row in frame.itertuples():
+        assert row.accuracy == pytest.approx(np.mean(row.correct))
+        assert len(row.correct) == 60  # the smoke test split
+    metrics = read_json(results / "paper_b/multitask.json")
+    assert metrics["tasks"] == TASKS and metrics["steps"] <= 12
+    table = pd.read_csv(results / "tables/B-T1.csv")
+    assert table.columns.tolist() == [
+        "task",
+        "original",
+        "deactivate_random",
+        "deactivate_random_std",
+        "deactivate_task",
+        "random_draws",
+    ]
+    assert table["task"].tolist() == [*TASKS, "mean"]
+    for task, row in zip(TASKS, table.itertuples(), strict=False):
+        assert row.original == pytest.approx(100 * accuracy_of(frame, "original", "", task)[0])
+        assert row.deactivate_task == pytest.approx(
+            100 * accuracy_of(frame, "task", task, task)[0]
+        )
+        random = accuracy_of(frame, "random", task, task)
+        assert row.deactivate_random == pytest.approx(100 * np.mean(random))
+        assert row.random_draws == DRAWS
+    assert table["original"].iloc[-1] == pytest.approx(table["original"].iloc[:-1].mean())
+
+
+def test_neuron_training_results_and_table_b_t2(results):
+    zero_shot = pd.read_parquet(results / "paper_b/zero_shot.parquet")
+    assert tuple(zero_shot.columns) == RESULT_COLUMNS
+    assert zero_shot["eval_task"].tolist() == TASKS
+    for task in TASKS:
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/{task}.parquet")
+        assert tuple(frame.columns) == RESULT_COLUMNS
+        assert set(frame["source"]) == {task}
+        assert len(frame) == (1 + DRAWS) * len(TASKS)  # every run evaluates every task
+        metrics = read_json(results / f"paper_b/neuron_training/{task}.json")
+        assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
+        for run in metrics["trainings"]:
+            assert run["neurons"] == TOP
+            # BERT FFN: a neuron is its row of the input projection with its bias entry
+            # and its column of the output projection
+            assert run["trained_entries"] == TOP * (2 * HIDDEN + 1)
+    table = pd.read_csv(results / "tables/B-T2.csv")
+    assert table.columns.tolist() == [
+        "task",
+        "zero_shot",
+        "train_random",
+        "train_random_std",
+        "train_task",
+        "gain_random",
+        "gain_task",
+        "random_draws",
+    ]
+    own = table.iloc[: len(TASKS)]
+    assert (own["gain_task"] == own["train_task"] - own["zero_shot"]).all()
+    assert own["zero_shot"].tolist() == pytest.approx(100 * zero_shot["accuracy"].to_numpy())
+
+
+def test_task_specificity_matrices_and_figure_b_f5(results):
+    deactivation = pd.read_parquet(results / "paper_b/deactivation.parquet")
+    drop = pd.read_csv(results / "tables/B-F5a.csv").set_index("neurons_of")
+    gain = pd.read_csv(results / "tables/B-F5c.csv").set_index("neurons_of")
+    for matrix in (drop, gain):
+        assert matrix.index.tolist() == matrix.columns.tolist() == TASKS
+    for source in TASKS:
+        for task in TASKS:
+            original = accuracy_of(deactivation, "original", "", task)[0]
+            deactivated = accuracy_of(deactivation, "task", source, task)[0]
+            assert drop.loc[source, task] == pytest.approx(100 * (original - deactivated))
+    for ext in ("png", "pdf"):
+        assert (results / f"figures/B-F5.{ext}").stat().st_size > 1000
+
+
+def test_comparison_table_ab_t1_and_curves_ab_f1(results):
+    table = pd.read_csv(results / "tables/AB-T1.csv")
+    assert table.columns.tolist() == [
+        "task",
+        "spearman",
+        "spearman_layer_mean",
+        "jaccard_top",
+        "jaccard_chance",
+        "top_neurons",
+        "area_paper_a",
+        "area_paper_b",
+        "area_random_paper_a",
+        "area_random_paper_b",
+    ]
+    assert table["task"].tolist() == [*TASKS, "mean"]
+    assert table["jaccard_chance"].to_numpy() == pytest.approx(0.1 / 1.9)
+    assert table["spearman"].between(-1, 1).all() and table["jaccard_top"].between(0, 1).all()
+    for task in TASKS:
+        agreement = read_json(results / f"paper_b/comparison/{task}.json")
+        assert len(agreement["spearman_per_layer"]) == LAYERS
+        assert agreement["top_neurons"] == TOP
+        curves = pd.read_parquet(results / f"paper_b/comparison/{task}.parquet")
+        assert set(curves["order"]) == {"paper_a", "paper_b", "random_paper_a", "random_paper_b"}
+        assert set(curves["kind"]) == {"zero"}
+        unperturbed = curves.loc[curves["rate"] == 0, "accuracy"]
+        assert unperturbed.nunique() == 1  # every order starts from the same model
+        assert (
+            len(read_metadata(results / f"paper_b/comparison/{task}.parquet")["sample_idx"]) == 16
+        )
+    for ext in ("png", "pdf"):
+        assert (results / f"figures/AB-F1.{ext}").stat().st_size > 1000
+
+
+def test_paper_b_findings_are_interval_decisions(results):
+    findings = pd.read_csv(results / "tables/B-findings.csv")
+    assert list(findings.columns) == FINDING_COLUMNS
+    # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three
+    assert len(findings) == 9
+    assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
+    expected = np.select(
+        [findings["ci_low"] > 0, findings["ci_high"] < 0], ["holds", "fails"], "inconclusive"
+    )
+    assert (findings["verdict"] == expected).all()
+    assert (findings["ci_low"] <= findings["estimate"]).all()
+    assert (findings["estimate"] <= findings["ci_high"]).all()

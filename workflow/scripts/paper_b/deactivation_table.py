@@ -1,0 +1,12 @@
+"""Rule deactivation_table: Table B-T1 (B-T6 with Bloom): per task, the multi-task model's
+accuracy as trained, with random neurons and with the task's neurons deactivated."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.tables import deactivation_table, mean_row
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    table = mean_row(deactivation_table(pd.read_parquet(snakemake.input[0])))
+    write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

@@ -1,0 +1,29 @@
+"""Rule figure_task_specificity: Figure B-F5 (paper B, appendix A.4): the drop of every
+task's accuracy when each task's neurons are deactivated in the multi-task model (a),
+and its change over zero-shot when each task's neurons are trained (c)."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.tables import effect_matrix, reference_accuracies
+from skillneurons.reporting.figures import effect_heatmaps, save_figure
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, output, params = snakemake.input, snakemake.output, snakemake.params
+    deactivation = pd.read_parquet(inputs.deactivation)
+    training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    zero_shot = reference_accuracies(pd.read_parquet(inputs.zero_shot), "zero_shot")
+    matrices = {
+        "(a) drop when the row's neurons are deactivated": effect_matrix(
+            deactivation, reference_accuracies(deactivation, "original"), sign=-1.0
+        ),
+        "(c) gain over zero-shot when the row's neurons are trained": effect_matrix(
+            training, zero_shot
+        ),
+    }
+    (a_title, drop), (c_title, gain) = matrices.items()
+    write_frame(output.deactivation_csv, output.deactivation_md, drop, f"B-F5a: {a_title}", ".1f")
+    write_frame(output.training_csv, output.training_md, gain, f"B-F5c: {c_title}", ".1f")
+    figure = effect_heatmaps(matrices, params.task_types, params.title)
+    save_figure(figure, output.png, output.pdf)

@@ -1,0 +1,14 @@
+"""Rule training_table: Table B-T2 (B-T7 with Bloom): per task, zero-shot accuracy, after
+training random neurons and after training the task's neurons only."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.tables import mean_row, training_table
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs = snakemake.input
+    results = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    table = mean_row(training_table(results, pd.read_parquet(inputs.zero_shot)))
+    write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

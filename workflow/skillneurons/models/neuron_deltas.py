@@ -1,0 +1,122 @@
+"""Neuron-only fine-tuning (paper B, §4): only the chosen neurons' parameters change.
+
+A neuron's parameters are its row of the FFN's input projection(s) (gate and up in gated
+MLPs), with their bias entries, and its column of the output projection
+(:func:`skillneurons.models.sites.neuron_parameters`). Masking the gradients of whole
+weight matrices would compute every frozen row's weight gradient only to throw it away;
+instead :class:`NeuronDeltas` keeps the model frozen and trains **deltas of the chosen
+rows and columns only**, added by forward hooks at the seam:
+
+    input projection:   y[..., S] += x dK_S^T + db_S       (dK_S: [|S|, in])
+    output projection:  y          += a[..., S] dV_S^T     (dV_S: [out, |S|])
+
+which is exactly the FFN with ``K[S] + dK_S``, ``b1[S] + db_S``, ``V[:, S] + dV_S``. Backward
+computes the activations' gradients (needed anyway to reach earlier layers) and the
+deltas' gradients, never a frozen weight's; Adam keeps state for the deltas only.
+:meth:`NeuronDeltas.fold` writes the deltas into the weights, so every other entry of the
+model stays bit-identical to the base model. The deltas start at zero: before training
+the model computes the base model's function exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional
+
+from skillneurons.models.sites import FFNSite, ffn_sites, projection_weight
+
+
+class _SiteDeltas(nn.Module):
+    """The deltas of one layer's chosen neurons (see the module docstring)."""
+
+    def __init__(self, site: FFNSite, neurons: torch.Tensor, output_only: bool):
+        super().__init__()
+        reference = site.output_projection.weight
+        factory = {"device": reference.device, "dtype": reference.dtype}
+        self.register_buffer("neurons", neurons.to(reference.device), persistent=False)
+        count = len(neurons)
+        hidden = projection_weight(site.output_projection).shape[0]
+        self.output = nn.Parameter(torch.zeros(hidden, count, **factory))
+        self.inputs = nn.ParameterList()
+        self.input_biases = nn.ParameterList()
+        if not output_only:
+            for module in site.input_projections:
+                width_in = projection_weight(module).shape[1]
+                self.inputs.append(nn.Parameter(torch.zeros(count, width_in, **factory)))
+                bias = torch.zeros(count if module.bias is not None else 0, **factory)
+                self.input_biases.append(nn.Parameter(bias))
+
+    def input_hook(self, index: int):
+        def hook(module, args, output):
+            bias = self.input_biases[index] if module.bias is not None else None
+            change = functional.linear(args[0], self.inputs[index], bias)
+            return output.index_add(-1, self.neurons, change)
+
+        return hook
+
+    def output_hook(self, module, args, output):
+        return output + functional.linear(args[0].index_select(-1, self.neurons), self.output)
+
+
+class NeuronDeltas(nn.Module):
+    """Trainable deltas of the parameters of ``neurons`` (``{layer: indices}``) of
+    ``model``, attached by forward hooks that live until :meth:`fold` or :meth:`remove`.
+
+    Attach it to the classifier being trained (``classifier.deltas = NeuronDeltas(...)``
+    with every other parameter frozen), so that :func:`~skillneurons.models.training.train`
+    optimises exactly the deltas. ``output_only`` trains the output columns alone.
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        neurons: Mapping[int, np.ndarray | torch.Tensor],
+        output_only: bool = False,
+    ):
+        super().__init__()
+        self._sites = {site.layer: site for site in ffn_sites(model)}
+        self.layers = nn.ModuleDict()
+        self._handles = []
+        for layer, chosen in sorted(neurons.items()):
+            index = torch.as_tensor(np.asarray(chosen), dtype=torch.long).reshape(-1)
+            if not len(index):
+                continue
+            site = self._sites[int(layer)]
+            if not 0 <= int(index.min()) <= int(index.max()) < site.width:
+                raise ValueError(f"neurons of layer {layer} must lie in 0..{site.width - 1}")
+            deltas = _SiteDeltas(site, index, output_only)
+            self.layers[str(layer)] = deltas
+            self._handles.append(site.output_projection.register_forward_hook(deltas.output_hook))
+            if not output_only:
+                for position, module in enumerate(site.input_projections):
+                    handle = module.register_forward_hook(deltas.input_hook(position))
+                    self._handles.append(handle)
+
+    def remove(self) -> None:
+        """Detach the hooks: the model computes as without the deltas."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+
+    @torch.no_grad()
+    def fold(self) -> None:
+        """Write the deltas into the model's weights and detach the hooks: the model then
+        computes the fine-tuned function by itself; entries of other neurons (and every
+        non-FFN parameter) are untouched."""
+        self.remove()
+        for layer, deltas in self.layers.items():
+            site, index = self._sites[int(layer)], deltas.neurons
+            weight = projection_weight(site.output_projection)
+            weight[:, index] += deltas.output.to(weight.dtype)
+            for position, module in enumerate(site.input_projections[: len(deltas.inputs)]):
+                projection_weight(module)[index] += deltas.inputs[position].to(weight.dtype)
+                if module.bias is not None:
+                    module.bias[index] += deltas.input_biases[position].to(weight.dtype)
+
+    def entries(self) -> int:
+        """The number of trained entries (what Adam keeps state for)."""
+        return sum(parameter.numel() for parameter in self.parameters())

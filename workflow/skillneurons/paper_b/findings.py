@@ -1,0 +1,300 @@
+"""Paper B's findings (part 1) and the A-vs-B comparison, decided by the findings engine.
+
+=============================================  ============================================
+claim                                          effect; resampled
+=============================================  ============================================
+deactivating task neurons hurts more than      accuracy with random neurons deactivated
+random ones (§4.1, B-T1: 76.0 vs 84.8)         minus with the task's, task mean; test
+                                               samples of each task, random draws
+training task neurons gains more than          accuracy after training the task's
+training random ones (§4.2, B-T2: 29.9 vs      neurons minus after training random ones,
+1.5 points)                                    task mean; test samples, random draws
+deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own neurons are
+                                               off minus the mean drop of the row's and
+                                               column's other cells; test samples
+training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
+A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and
+                                               relevance over all neurons, task mean;
+                                               neurons
+their top neurons overlap (AB-T1; new)         top-k Jaccard minus its chance k/(2-k),
+                                               task mean; neurons
+A's / B's top neurons matter on the prompt-    area under the layer-matched random curve
+tuned model (AB-F1; new)                       minus under the order's curve (AB-F1),
+                                               task mean; test samples, random orders
+A's order hurts its own model more than B's    area under B's curve minus under A's,
+(AB-F1; new)                                   task mean; test samples
+=============================================  ============================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_set
+from skillneurons.reporting.curves import TaskCurves
+from skillneurons.reporting.findings import (
+    BootstrapSettings,
+    Claim,
+    decide,
+    findings_frame,
+    unavailable,
+)
+
+DEACTIVATION = Claim(
+    "deactivating a task's neurons hurts it more than deactivating random neurons",
+    "§4.1, B-T1",
+    "accuracy with random k% deactivated - with the task's k% deactivated, task mean",
+    "test samples of each task, random draws",
+    "84.8 vs 76.0 (classification mean)",
+)
+TRAINING = Claim(
+    "training only a task's neurons gains more than training random neurons",
+    "§4.2, B-T2",
+    "accuracy after training the task's k% - after training random k%, task mean",
+    "test samples of each task, random draws",
+    "gains 29.9 vs 1.5 points",
+)
+DEACTIVATION_SPECIFIC = Claim(
+    "deactivating a task's neurons hurts that task most (the diagonal dominates)",
+    "A.4, B-F5a",
+    "own drop - mean drop of the other cells of its row and column, task mean",
+    "test samples of each task",
+    "the diagonal dominates its row and column",
+)
+TRAINING_SPECIFIC = Claim(
+    "training a task's neurons helps that task most (the diagonal dominates)",
+    "A.4, B-F5c",
+    "own gain over zero-shot - mean gain of the other cells of its row and column",
+    "test samples of each task",
+    "the diagonal dominates, 4 of 12 tasks excepted",
+)
+RANK_CORRELATION = Claim(
+    "paper A's predictivity and paper B's relevance rank neurons alike",
+    "new, AB-T1",
+    "Spearman's rho of predictivity and relevance over all neurons, task mean",
+    "neurons",
+    "(no paper has it)",
+)
+OVERLAP = Claim(
+    "paper A's and paper B's top neurons overlap more than chance",
+    "new, AB-T1",
+    "Jaccard index of the two top-k sets - its chance k/(2-k), task mean",
+    "neurons",
+    "(no paper has it)",
+)
+
+
+A_ORDER = Claim(
+    "deactivating paper A's top neurons hurts the prompt-tuned model more than random ones",
+    "new, AB-F1",
+    "area(layer-matched random) - area(paper A's order), task mean",
+    "test samples of each task, random orders",
+    "(paper A's §4.2 claim, with deactivation)",
+)
+B_ORDER = Claim(
+    "deactivating paper B's top neurons hurts the prompt-tuned model more than random ones",
+    "new, AB-F1",
+    "area(layer-matched random) - area(paper B's order), task mean",
+    "test samples of each task, random orders",
+    "(paper B's §4.1 claim, on paper A's model)",
+)
+A_OVER_B = Claim(
+    "on its own prompt-tuned model, paper A's order hurts more than paper B's",
+    "new, AB-F1",
+    "area(paper B's order) - area(paper A's order), task mean",
+    "test samples of each task",
+    "(no paper has it)",
+)
+
+
+def _cells(results: pd.DataFrame) -> dict[tuple[str, str, str, int], np.ndarray]:
+    """(condition, source, eval_task, draw) -> bool per test sample."""
+    return {
+        (row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(row.correct, bool)
+        for row in results.itertuples()
+    }
+
+
+def _accuracy(correct: np.ndarray, indices: Mapping[str, np.ndarray], task: str) -> float:
+    return float(correct[indices[f"{task}: test samples"]].mean())
+
+
+def _units(results: pd.DataFrame, tasks, draws: bool) -> dict[str, int]:
+    cells = _cells(results)
+    units = {}
+    for task in tasks:
+        sample = next(v for key, v in cells.items() if key[2] == task)
+        units[f"{task}: test samples"] = len(sample)
+    if draws:
+        units["random draws"] = (
+            int(results.loc[results["condition"] == "random", "draw"].max()) + 1
+        )
+    return units
+
+
+def random_vs_task(
+    claim: Claim, results: pd.DataFrame, better: str, settings: BootstrapSettings
+) -> dict:
+    """``better`` is ``"random"`` (deactivation: random must score higher) or ``"task"``
+    (training: the task's neurons must)."""
+    cells = _cells(results)
+    tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
+    draws = int(results.loc[results["condition"] == "random", "draw"].max()) + 1
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        gaps = []
+        for task in tasks:
+            own = _accuracy(cells[("task", task, task, 0)], indices, task)
+            random = np.mean(
+                [
+                    _accuracy(cells[("random", task, task, int(d % draws))], indices, task)
+                    for d in indices["random draws"]
+                ]
+            )
+            gaps.append(random - own if better == "random" else own - random)
+        return float(np.mean(gaps))
+
+    return decide(claim, statistic, _units(results, tasks, draws=True), settings)
+
+
+def diagonal_dominance(
+    claim: Claim,
+    results: pd.DataFrame,
+    reference: Mapping[str, np.ndarray],
+    sign: float,
+    settings: BootstrapSettings,
+) -> dict:
+    """Per task ``i``: ``sign * (change_ii - mean of change_ij, change_ji, j != i)``,
+    where ``change_ij`` is task ``j``'s accuracy with task ``i``'s neurons deactivated
+    (or trained) minus ``reference[j]``'s (as trained, or zero-shot); ``sign`` -1 turns
+    accuracy changes into drops."""
+    cells = _cells(results)
+    tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
+    if len(tasks) < 2:
+        return unavailable(claim, "one task: no off-diagonal cells")
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        base = {task: _accuracy(reference[task], indices, task) for task in tasks}
+        change = {
+            (i, j): sign * (_accuracy(cells[("task", i, j, 0)], indices, j) - base[j])
+            for i in tasks
+            for j in tasks
+        }
+        margins = []
+        for i in tasks:
+            others = [change[(i, j)] for j in tasks if j != i]
+            others += [change[(j, i)] for j in tasks if j != i]
+            margins.append(change[(i, i)] - np.mean(others))
+        return float(np.mean(margins))
+
+    return decide(claim, statistic, _units(results, tasks, draws=False), settings)
+
+
+def _layer_spearman(a: np.ndarray, b: np.ndarray) -> float:
+    ra, rb = rankdata(a) - (len(a) + 1) / 2, rankdata(b) - (len(b) + 1) / 2
+    norm = np.sqrt((ra * ra).sum() * (rb * rb).sum())
+    return float((ra * rb).sum() / norm) if norm > 0 else float("nan")
+
+
+def comparison_claims(
+    scores: Mapping[str, np.ndarray],
+    relevances: Mapping[str, np.ndarray],
+    fraction: float,
+    settings: BootstrapSettings,
+) -> list[dict]:
+    """The two AB claims; ``scores`` and ``relevances`` map each task to paper A's neuron
+    scores and paper B's relevance, ``[layers, neurons]``, on the same model."""
+    tasks = [task for task in scores if task in relevances]
+    size = scores[tasks[0]].size
+
+    def correlation(indices: Mapping[str, np.ndarray]) -> float:
+        chosen = indices["neurons"]
+        return float(
+            np.mean(
+                [
+                    _layer_spearman(scores[t].ravel()[chosen], relevances[t].ravel()[chosen])
+                    for t in tasks
+                ]
+            )
+        )
+
+    def overlap(indices: Mapping[str, np.ndarray]) -> float:
+        chosen = indices["neurons"]
+        gaps = []
+        for task in tasks:
+            a = np.argsort(-scores[task].ravel()[chosen], kind="stable")
+            b = np.argsort(-relevances[task].ravel()[chosen], kind="stable")
+            gaps.append(jaccard(top_set(a, fraction), top_set(b, fraction)))
+        return float(np.mean(gaps) - chance_jaccard(fraction))
+
+    units = {"neurons": size}
+    return [
+        decide(RANK_CORRELATION, correlation, units, settings),
+        decide(OVERLAP, overlap, units, settings),
+    ]
+
+
+def curve_claims(curves: Mapping[str, TaskCurves], settings: BootstrapSettings) -> list[dict]:
+    """The AB-F1 claims on each task's A-vs-B curves (:class:`TaskCurves` of its
+    comparison file): each order against its layer-matched random orders, and A's
+    order against B's."""
+    first = next(iter(curves.values()))
+    units = {f"{task}: test samples": curve.samples for task, curve in curves.items()}
+    units |= {"trials": first.trials, "random orders": first.repeats}
+
+    def gap(better: tuple[str, str], worse: tuple[str, str]):
+        def statistic(indices: Mapping[str, np.ndarray]) -> float:
+            return float(
+                np.mean(
+                    [
+                        curve.area(better, indices, task) - curve.area(worse, indices, task)
+                        for task, curve in curves.items()
+                    ]
+                )
+            )
+
+        return statistic
+
+    a, b = ("task", "paper_a"), ("task", "paper_b")
+    return [
+        decide(A_ORDER, gap((LAYER_MATCHED, "random_paper_a"), a), units, settings),
+        decide(B_ORDER, gap((LAYER_MATCHED, "random_paper_b"), b), units, settings),
+        decide(A_OVER_B, gap(b, a), units, settings),
+    ]
+
+
+def findings_table(
+    deactivation: pd.DataFrame,
+    training: pd.DataFrame,
+    zero_shot: pd.DataFrame,
+    scores: Mapping[str, np.ndarray],
+    relevances: Mapping[str, np.ndarray],
+    curves: Mapping[str, TaskCurves],
+    fraction: float,
+    settings: BootstrapSettings,
+) -> pd.DataFrame:
+    """Paper B's part-1 claims and the AB claims (the module docstring), one row each.
+
+    ``deactivation`` holds B-T1's results (with ``original`` rows), ``training`` every
+    task's B-T2 results, ``zero_shot`` the untrained model's; ``scores``,
+    ``relevances`` and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
+    model."""
+    original = {
+        row.eval_task: np.asarray(row.correct, bool)
+        for row in deactivation[deactivation["condition"] == "original"].itertuples()
+    }
+    untrained = {row.eval_task: np.asarray(row.correct, bool) for row in zero_shot.itertuples()}
+    rows = [
+        random_vs_task(DEACTIVATION, deactivation, "random", settings),
+        random_vs_task(TRAINING, training, "task", settings),
+        diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
+        diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
+        *comparison_claims(scores, relevances, fraction, settings),
+        *curve_claims(curves, settings),
+    ]
+    return findings_frame(rows)

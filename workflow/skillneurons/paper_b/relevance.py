@@ -1,0 +1,182 @@
+"""Task-specific neurons by gradient attribution (paper B, §3, Eqs. 2-3, appendix A.1).
+
+The relevance of neuron ``j`` of layer ``i`` to a task is the change of the task's loss
+when the neuron is zeroed, to first order (Taylor):
+
+    R_ij = |ΔL| = |L(a_ij = 0) - L(a_ij)| ≈ |∂L/∂a_ij · a_ij|,
+
+with ``a_ij`` the neuron's activation (the seam's: the input of the FFN's output
+projection). Bold ``a`` is a vector over a sample's positions, so the dot product is
+that sample's first-order loss change. Paper B does not say where the absolute value
+goes; the definitions (config ``paper_b.relevance``):
+
+``sample_abs`` (default)  per sample ``|Σ_t g_t a_t|``, then the mean over samples: each
+                          sample's own loss change, no cancellation between samples;
+``token_abs``             per sample ``Σ_t |g_t a_t|``, then the mean over samples;
+``dataset_abs``           ``|Σ_samples Σ_t g_t a_t|`` / samples: the literal reading.
+
+One streamed pass computes it for every neuron: per batch one forward with the seam's
+activations captured with their gradients, one backward of the loss summed over the
+batch's samples (so each sample's gradient is its own; the frozen model has no batch
+coupling), and the products accumulated; memory is bounded by one batch, and no loop
+runs over neurons. The loss is the cross-entropy of the label words (classification).
+
+The task-specific neurons are the top ``k``% by relevance (paper: 10%), over all layers
+(default) or within every layer, ties broken by a seeded key (:func:`task_neurons`).
+File ``results/{model}/task_neurons/{task}.parquet`` (and the same for the multi-task
+and the prompt-tuned models): ``layer``, ``neuron`` (int64), ``relevance`` (float64),
+``rank``, ``rank_in_layer`` (int64); metadata: the model the neurons were found on,
+the definition, the samples and the task.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+from tqdm.auto import tqdm
+
+from skillneurons.infra.io import read_metadata, write_table
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.neurons.hooks import capture_activations
+from skillneurons.neurons.ranking import rank_neurons, tie_key
+
+DEFINITIONS = ("sample_abs", "token_abs", "dataset_abs")
+#: Columns of a task-neuron file.
+COLUMNS = ("layer", "neuron", "relevance", "rank", "rank_in_layer")
+
+
+def relevance(
+    classifier: torch.nn.Module,
+    split: EncodedSplit,
+    batch_size: int,
+    definition: str = "sample_abs",
+    max_samples: int | None = None,
+    progress: bool = False,
+) -> np.ndarray:
+    """``R`` of every neuron for the task of ``split`` (the module docstring), float64
+    ``[layers, neurons]``, over its first ``max_samples`` rows (None: all), in batches
+    of ``batch_size``; ``classifier`` returns label logits and is not changed
+    (gradients reach only the captured activations)."""
+    if definition not in DEFINITIONS:
+        raise ValueError(f"relevance {definition!r} is unknown; use one of {DEFINITIONS}")
+    count = len(split) if max_samples is None else min(len(split), max_samples)
+    if count == 0:
+        raise ValueError("relevance needs at least one sample; the split is empty")
+    modes = [(module, module.training) for module in classifier.modules()]
+    classifier.eval()
+    device = next(classifier.parameters()).device
+    pad_id = getattr(classifier, "pad_id", 0)
+    total = None
+    order = sorted(range(count), key=lambda row: len(split.input_ids[row]))  # less padding
+    batches = [order[start : start + batch_size] for start in range(0, count, batch_size)]
+    try:
+        for rows in tqdm(batches, desc="relevance", disable=not progress, mininterval=5):
+            batch = split.batch(rows, pad_id, device)
+            with capture_activations(classifier, keep_grad=True) as capture:
+                logits = classifier(**batch)
+                loss = torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum")
+                loss.backward()
+            per_layer = []
+            for layer in capture.layers:
+                a = capture.activations[layer]
+                product = (a.grad * a).detach().double()  # [batch, positions, neurons]
+                if definition == "sample_abs":
+                    per_layer.append(product.sum(dim=1).abs().sum(dim=0))
+                elif definition == "token_abs":
+                    per_layer.append(product.abs().sum(dim=(0, 1)))
+                else:
+                    per_layer.append(product.sum(dim=(0, 1)))
+            part = torch.stack(per_layer)
+            total = part if total is None else total + part
+    finally:
+        for module, training in modes:
+            module.training = training
+        classifier.zero_grad(set_to_none=True)
+    values = total.cpu().numpy() / count
+    return np.abs(values) if definition == "dataset_abs" else values
+
+
+def relevance_table(values: np.ndarray, task: str, seed: int) -> pd.DataFrame:
+    """The task-neuron table (:data:`COLUMNS`): every neuron by descending relevance, ties
+    broken by a random key seeded by ``seed`` and the task's name."""
+    key = tie_key(values.shape, [seed, zlib.crc32(task.encode())])
+    table = rank_neurons(values, key).rename(columns={"predictivity": "relevance"})
+    return table[list(COLUMNS)]
+
+
+def relevance_tables(
+    heads: Mapping[str, torch.nn.Module],
+    splits: Mapping[str, EncodedSplit],
+    *,
+    definition: str,
+    attribution_samples: int | None,
+    batch_size: int,
+    seed: int,
+) -> dict[str, pd.DataFrame]:
+    """Each task's :func:`relevance_table` on the model under its classifier in
+    ``heads``, from its split in ``splits`` (the training split)."""
+    return {
+        task: relevance_table(
+            relevance(classifier, splits[task], batch_size, definition, attribution_samples),
+            task,
+            seed,
+        )
+        for task, classifier in heads.items()
+    }
+
+
+def layer_width(table: pd.DataFrame) -> int:
+    """Neurons per layer of a task-neuron table."""
+    return int(table["neuron"].max()) + 1
+
+
+def task_neurons(
+    table: pd.DataFrame, fraction: float, per_layer: bool = False
+) -> dict[int, np.ndarray]:
+    """The top ``fraction`` of neurons by relevance (paper B: 10%), ``{layer: sorted
+    int64 indices}``: over all layers (``round(fraction * total)``, half up), or
+    ``round(fraction * width)`` within every layer."""
+    layers, width = int(table["layer"].max()) + 1, layer_width(table)
+    if per_layer:
+        count = int(np.floor(fraction * width + 0.5))
+        chosen = table[table["rank_in_layer"] < count]
+    else:
+        count = int(np.floor(fraction * layers * width + 0.5))
+        chosen = table[table["rank"] < count]
+    return {
+        layer: np.sort(chosen.loc[chosen["layer"] == layer, "neuron"].to_numpy(np.int64))
+        for layer in range(layers)
+    }
+
+
+def matched_random_neurons(
+    neurons: Mapping[int, np.ndarray], width: int, seed: int
+) -> dict[int, np.ndarray]:
+    """As many random neurons in every layer as ``neurons`` has there (paper B's random
+    baseline, count-matched per layer), drawn with ``seed``."""
+    generator = np.random.default_rng(seed)
+    return {
+        layer: np.sort(generator.choice(width, size=len(chosen), replace=False)).astype(np.int64)
+        for layer, chosen in neurons.items()
+    }
+
+
+def write_task_neurons(path: str, table: pd.DataFrame, metadata: Mapping[str, object]) -> None:
+    """Write a task-neuron file atomically (the module docstring)."""
+    write_table(path, pa.Table.from_pandas(table, preserve_index=False), metadata)
+
+
+def read_task_neurons(path: str) -> tuple[pd.DataFrame, dict]:
+    return pd.read_parquet(path), read_metadata(path)
+
+
+def relevance_matrix(table: pd.DataFrame) -> np.ndarray:
+    """``[layers, neurons]`` relevance from a task-neuron table."""
+    values = np.full((int(table["layer"].max()) + 1, layer_width(table)), np.nan)
+    values[table["layer"].to_numpy(), table["neuron"].to_numpy()] = table["relevance"]
+    return values
