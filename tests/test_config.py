@@ -111,6 +111,28 @@ def test_readme_config_table_matches_the_schema():
     )
 
 
+def test_config_table_shows_the_embedded_value_only_where_it_differs():
+    schema = {
+        "properties": {
+            "seed": {"default": 42, "description": "The seed."},
+            "stage": {
+                "description": "A | stage.",
+                "properties": {
+                    "steps": {"default": 100, "description": "Steps."},
+                    "rates": {"default": [0.1], "description": "Rates."},
+                },
+            },
+        }
+    }
+    table = markdown_table(schema, {"seed": 42, "stage": {"steps": 30}})
+    assert table.splitlines()[2:] == [
+        "| `seed` | `42` |  | The seed. |",
+        "| `stage` |  |  | A / stage. |",
+        "| `stage.steps` | `100` | `30` | Steps. |",
+        "| `stage.rates` | `[0.1]` |  | Rates. |",
+    ]
+
+
 def test_readme_figure_table_matches_the_registries():
     table = readme_table(FIGURE_TABLE)
     assert table == figure_table(), "regenerate with: python -m skillneurons.config"

@@ -67,9 +67,9 @@ def test_units_of_one_are_not_resampled_and_nan_is_no_verdict():
     seen = []
     bootstrap_interval(lambda i: seen.append(i["trials"].tolist()) or 1.0, {"trials": 1}, SETTINGS)
     assert all(drawn == [0] for drawn in seen)
-    assert verdict(float("nan"), 1.0) == "n/a"
+    assert verdict(float("nan"), 1.0) == "not measured"
     row = decide(CLAIM, lambda i: float("nan"), {"samples": 3}, SETTINGS)
-    assert row["verdict"] == "n/a"
+    assert row["verdict"] == "not measured"
     assert list(findings_frame([row]).columns) == COLUMNS
 
 
@@ -163,7 +163,10 @@ def test_correlation_claim_on_constructed_scores():
     assert correlation_claim(scores, types, SETTINGS)["verdict"] == "holds"
     flipped = {"a": "sentiment", "b": "topic", "c": "topic"}  # the similar pair is cross-type
     assert correlation_claim(scores, flipped, SETTINGS)["verdict"] == "fails"
-    assert correlation_claim(scores, dict.fromkeys(scores, "topic"), SETTINGS)["verdict"] == "n/a"
+    assert (
+        correlation_claim(scores, dict.fromkeys(scores, "topic"), SETTINGS)["verdict"]
+        == "not measured"
+    )
 
 
 def test_label_word_agreement_and_pretraining_claims():

@@ -75,7 +75,7 @@ def test_diagonal_dominance_of_the_drops():
     one_task = one_task[one_task["source"].isin(["", "a"])]
     assert (
         diagonal_dominance(DEACTIVATION_SPECIFIC, one_task, original, -1.0, SETTINGS)["verdict"]
-        == "n/a"
+        == "not measured"
     )
 
 

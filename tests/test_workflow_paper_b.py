@@ -1,5 +1,6 @@
-"""Paper B's outputs on the smoke pipeline: every file of B-T1, B-T2, B-F5, AB-T1, AB-F1
-and the paper-B findings, with its documented schema and the numbers that tie them."""
+"""Paper B's outputs on the smoke pipeline: every file of B-T1, B-T2, B-F5, AB-T1, AB-F1,
+B-F2, B-F6, B-T8, B-T9, B-F3, B-T4 and the paper-B findings, with its documented schema
+and the numbers that tie them."""
 
 import numpy as np
 import pandas as pd
@@ -7,6 +8,7 @@ import pytest
 
 from skillneurons.infra.io import read_json, read_metadata
 from skillneurons.paper_b.evaluation import COLUMNS as RESULT_COLUMNS
+from skillneurons.paper_b.generalization import COLUMNS as GENERALIZATION_COLUMNS
 from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
 from skillneurons.reporting.findings import COLUMNS as FINDING_COLUMNS
 from smoke_runs import completed_smoke_run
@@ -171,12 +173,82 @@ def test_comparison_table_ab_t1_and_curves_ab_f1(results):
 def test_paper_b_findings_are_interval_decisions(results):
     findings = pd.read_csv(results / "tables/B-findings.csv")
     assert list(findings.columns) == FINDING_COLUMNS
-    # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three
-    assert len(findings) == 9
+    # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three;
+    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4
+    assert len(findings) == 16
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
+    decided = findings[findings["verdict"] != "not measured"]
     expected = np.select(
-        [findings["ci_low"] > 0, findings["ci_high"] < 0], ["holds", "fails"], "inconclusive"
+        [decided["ci_low"] > 0, decided["ci_high"] < 0], ["holds", "fails"], "inconclusive"
     )
-    assert (findings["verdict"] == expected).all()
-    assert (findings["ci_low"] <= findings["estimate"]).all()
-    assert (findings["estimate"] <= findings["ci_high"]).all()
+    assert (decided["verdict"] == expected).all()
+    assert (decided["ci_low"] <= decided["estimate"]).all()
+    assert (decided["estimate"] <= decided["ci_high"]).all()
+    # B-T4 has 2 models x 1 test task in the smoke config: too few points to decide
+    similarity = findings[findings["paper"] == "§5.2, B-T4"].iloc[0]
+    assert similarity["verdict"] == "not measured" and "at least 4" in similarity["counts"]
+
+
+TRAIN, TEST = ["syn_sst2", "syn_agnews"], ["syn_tweet"]  # first task of each type trains
+
+
+def test_generalization_results_and_tables_b_f2_b_f6(results):
+    group = pd.read_parquet(results / "paper_b/generalization/proportions/group.parquet")
+    assert tuple(group.columns) == GENERALIZATION_COLUMNS
+    assert sorted(group["proportion"].unique()) == [0.1, 1.0]
+    roles = dict(zip(group["eval_task"], group["role"], strict=False))
+    assert roles == {"syn_sst2": "id", "syn_agnews": "id", "syn_tweet": "ood"}
+    single = pd.read_parquet(results / "paper_b/generalization/proportions/syn_sst2.parquet")
+    assert set(single["trained"]) == {"syn_sst2"}
+    assert dict(zip(single["eval_task"], single["role"], strict=False)) == {
+        "syn_sst2": "id",
+        "syn_agnews": "other",
+        "syn_tweet": "ood",
+    }
+    metrics = read_json(results / "paper_b/generalization/proportions/group.json")
+    full = metrics["trainings"][-1]
+    assert full["proportion"] == 1.0 and full["neurons"] == {t: LAYERS * WIDTH for t in TRAIN}
+    for stem in ("B-F2", "B-F6"):
+        table = pd.read_csv(results / f"tables/{stem}.csv")
+        assert table.columns.tolist()[:4] == ["trained", "proportion", "id_mean", "ood_mean"]
+        assert (table.groupby("trained")["proportion"].first() == 0.0).all()  # zero-shot
+        for ext in ("png", "pdf"):
+            assert (results / f"figures/{stem}.{ext}").stat().st_size > 1000
+    row = pd.read_csv(results / "tables/B-F2.csv").query("proportion == 1.0").iloc[0]
+    ood = group.query("proportion == 1.0 and role == 'ood'")["accuracy"].mean()
+    assert row["ood_mean"] == pytest.approx(100 * ood)
+
+
+def test_overlap_and_controlled_tables_b_t8_b_t9(results):
+    overlap = pd.read_csv(results / "tables/B-T8.csv")
+    assert overlap["proportion"].tolist() == [0.1, 0.5, 1.0]
+    assert overlap["overlap"].iloc[-1] == pytest.approx(100.0)
+    assert overlap["test_neurons"].iloc[0] == TOP  # one test task
+    controlled = pd.read_parquet(results / "paper_b/generalization/controlled/q10.parquet")
+    assert tuple(controlled.columns) == GENERALIZATION_COLUMNS
+    shares = controlled.drop_duplicates("trained", keep="first")
+    assert shares["trained"].tolist() == ["natural", "drawn"]
+    drawn = sorted(controlled.loc[controlled["trained"] == "drawn", "overlap"].unique())
+    assert drawn[0] == 0.0 and 0 < drawn[-1] <= 1.0  # capped at the test tasks' neurons
+    table = pd.read_csv(results / "tables/B-T9.csv")
+    assert table.columns.tolist() == ["proportion", "trained", "overlap", "id_mean", "ood_mean"]
+    assert table["trained"].tolist() == ["natural", "drawn", "drawn"]
+
+
+def test_similarity_outputs_b_f3_b_t4(results):
+    frame = pd.read_parquet(results / "paper_b/similarity/syn_sst2.parquet")
+    assert frame.columns.tolist() == ["layer", "test_task", "definition", "similarity", "trained"]
+    assert set(frame["definition"]) == {"masked", "centroid"}
+    assert len(frame) == LAYERS * len(TEST) * 2
+    assert frame["similarity"].dropna().between(-1, 1).all()
+    scores = pd.read_parquet(results / "paper_b/similarity/syn_sst2_scores.parquet")
+    assert scores["eval_task"].tolist() == ["syn_sst2", *TEST]
+    points = pd.read_csv(results / "tables/B-T4_points.csv")
+    assert len(points) == len(TRAIN) * len(TEST)
+    table = pd.read_csv(results / "tables/B-T4.csv")
+    assert table["test_task"].tolist() == [*TEST, "pooled"]
+    assert table["pearson"].isna().all()  # two models: below four points
+    layers = pd.read_csv(results / "tables/B-F3.csv")
+    assert len(layers) == LAYERS * len(TEST) * 2
+    for ext in ("png", "pdf"):
+        assert (results / f"figures/B-F3.{ext}").stat().st_size > 1000

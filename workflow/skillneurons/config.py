@@ -3,8 +3,9 @@
 :func:`validate_config` fills defaults from the schema, rejects unknown keys and
 wrong values with a message that names the key, and checks that every task is
 known. ``python -m skillneurons.config [README.md]`` rewrites the README's two
-generated tables: the configuration table from the schema and the figure table from
-the papers' figure registries (:mod:`skillneurons.paper_a.registry`).
+generated tables: the configuration table from the schema and the embedded default
+(``config.yaml``), and the figure table from the papers' figure registries
+(:mod:`skillneurons.paper_a.registry`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from skillneurons.reporting import registry
 
 WORKFLOW = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = WORKFLOW / "schemas" / "config.schema.yaml"
+EMBEDDED_PATH = WORKFLOW.parent / "config.yaml"
 RULES = WORKFLOW / "rules"
 
 
@@ -133,27 +135,42 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
     return checked
 
 
-def _rows(schema: Mapping, prefix: str = "") -> list[tuple[str, str, str]]:
+def _shown(value) -> str:
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+
+
+_ABSENT = object()
+
+
+def _rows(schema: Mapping, embedded: Mapping, prefix: str = "") -> list[tuple[str, str, str, str]]:
     rows = []
     for key, sub in schema.get("properties", {}).items():
         name = f"{prefix}{key}"
+        description = " ".join(sub.get("description", "").split())
+        value = embedded.get(key, _ABSENT) if isinstance(embedded, Mapping) else _ABSENT
         if "properties" in sub:
-            rows.append((name, "", " ".join(sub.get("description", "").split())))
-            rows.extend(_rows(sub, prefix=f"{name}."))
+            rows.append((name, "", "", description))
+            rows.extend(_rows(sub, value if value is not _ABSENT else {}, f"{name}."))
             continue
-        default = yaml.safe_dump(sub.get("default"), default_flow_style=True).strip()
-        default = default.removesuffix("...").strip()
-        rows.append((name, default, " ".join(sub.get("description", "").split())))
+        default = sub.get("default")
+        changed = value is not _ABSENT and value != default
+        rows.append((name, _shown(default), _shown(value) if changed else "", description))
     return rows
 
 
-def markdown_table(schema: Mapping | None = None) -> str:
-    """The README's configuration table: key, default, description."""
+def markdown_table(schema: Mapping | None = None, embedded: Mapping | None = None) -> str:
+    """The README's configuration table: key, the schema's default, the embedded
+    default's value where ``config.yaml`` sets another, and the description."""
     schema = schema or load_schema()
-    lines = ["| key | default | description |", "|---|---|---|"]
-    for key, default, description in _rows(schema):
-        shown = f"`{default}`" if default else ""
-        lines.append(f"| `{key}` | {shown} | {description.replace('|', '/')} |")
+    if embedded is None:
+        embedded = yaml.safe_load(EMBEDDED_PATH.read_text())
+    lines = [
+        "| key | default | `config.yaml` | description |",
+        "|---|---|---|---|",
+    ]
+    for key, default, value, description in _rows(schema, embedded):
+        shown = [f"`{text}`" if text else "" for text in (default, value)]
+        lines.append(f"| `{key}` | {shown[0]} | {shown[1]} | {description.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
 

@@ -2,10 +2,8 @@
 with the same label words, and the overlap of activated neurons (ON) of each pair over all
 neurons and over the target's top skill neurons (paper A §6.2)."""
 
-import pyarrow as pa
-
 from skillneurons.data.splits import read_split
-from skillneurons.infra.io import read_tensor_metadata, write_table
+from skillneurons.infra.io import read_tensor_metadata, write_frame_parquet
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
@@ -38,4 +36,4 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     }
     table = pairs_table(accuracies, states, masks, settings["measure"])
     meta = {"model": snakemake.wildcards.model, **settings}
-    write_table(snakemake.output[0], pa.Table.from_pandas(table, preserve_index=False), meta)
+    write_frame_parquet(snakemake.output[0], table, meta)

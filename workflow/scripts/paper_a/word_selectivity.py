@@ -2,10 +2,9 @@
 similarity and by average activation (paper A, §4.4, Tables 2 and 6)."""
 
 import pandas as pd
-import pyarrow as pa
 
 from skillneurons.data.splits import read_split
-from skillneurons.infra.io import write_table
+from skillneurons.infra.io import write_frame_parquet
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
@@ -41,7 +40,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         frames.append(words)
     frame = pd.concat(frames, ignore_index=True)[list(COLUMNS)]
     meta = {"model": snakemake.wildcards.model, "trial": params.trial, "tasks": params.tasks}
-    write_table(output.words, pa.Table.from_pandas(frame, preserve_index=False), meta)
+    write_frame_parquet(output.words, frame, meta)
     for measure, title in params.titles.items():
         table = word_table(frame, measure, params.tasks)
         write_frame(output[f"{measure}_csv"], output[f"{measure}_md"], table, title)

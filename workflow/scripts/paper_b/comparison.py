@@ -4,7 +4,7 @@ A's order, B's order and layer-matched random orders (AB-T1, AB-F1)."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
-from skillneurons.infra.io import read_tensors, write_json
+from skillneurons.infra.io import read_tensors, write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
@@ -12,7 +12,6 @@ from skillneurons.models.prompted import classifier_from_prompt_file
 from skillneurons.neurons.perturbation import noise_scale, perturb_trial
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.comparison import comparison_orders, ranking_agreement
-from skillneurons.paper_b.evaluation import write_results
 from skillneurons.paper_b.relevance import relevance_tables, write_task_neurons
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -38,4 +37,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         batch_size=params.relevance["batch_size"], baseline=baseline["prompt"].numpy(),
         scale=noise_scale(baseline["prompt_std"]), eval_task=task, trial=0,
     )  # fmt: skip
-    write_results(output.curves, curves, {**identity, "sample_idx": test_frame["idx"].tolist()})
+    write_frame_parquet(
+        output.curves, curves, {**identity, "sample_idx": test_frame["idx"].tolist()}
+    )

@@ -1,37 +1,65 @@
-"""Rule findings_b: paper B's claims of §4 and the A-vs-B claims on this run, each an
-effect with its bootstrap confidence interval and verdict (skillneurons.paper_b.findings)."""
+"""Rule findings_b: paper B's claims of §4-§5 and the A-vs-B claims on this run, each an
+effect with its bootstrap confidence interval and verdict (skillneurons.paper_b.findings,
+skillneurons.paper_b.generalization_findings)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.findings import findings_table
+from skillneurons.paper_b.generalization_findings import generalization_claims
 from skillneurons.paper_b.relevance import read_task_neurons, relevance_matrix
+from skillneurons.paper_b.tables import similarity_points
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
+
+def frames(paths) -> pd.DataFrame:
+    return pd.concat(map(pd.read_parquet, paths), ignore_index=True)
+
+
+def tables(tasks, paths) -> dict[str, pd.DataFrame]:
+    return {task: read_task_neurons(path)[0] for task, path in zip(tasks, paths, strict=True)}
+
+
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
-    tasks = params.tasks
+    settings = BootstrapSettings(**params.bootstrap)
+    more = []
+    if params.generalization:
+        group = params.generalization
+        points = similarity_points(
+            frames(inputs.similarities), frames(inputs.similarity_scores), group["definition"]
+        )
+        more = generalization_claims(
+            group=frames(inputs.group),
+            single=frames(inputs.single),
+            controlled=frames(inputs.controlled),
+            train_tables=tables(group["train_tasks"], inputs.train_neurons),
+            test_tables=tables(group["test_tasks"], inputs.test_neurons),
+            overlap_proportions=group["overlap_proportions"],
+            points=points,
+            settings=settings,
+        )
     table = findings_table(
         deactivation=pd.read_parquet(inputs.deactivation),
-        training=pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True),
+        training=frames(inputs.training),
         zero_shot=pd.read_parquet(inputs.zero_shot),
         scores={
             t: Ranking.from_parquet(p).scores()
-            for t, p in zip(tasks, inputs.rankings, strict=True)
+            for t, p in zip(params.tasks, inputs.rankings, strict=True)
         },
         relevances={
             t: relevance_matrix(read_task_neurons(p)[0])
-            for t, p in zip(params.comparison_tasks, inputs.relevances, strict=True)
+            for t, p in zip(params.tasks, inputs.relevances, strict=True)
         },
         curves={
             t: task_curves(pd.read_parquet(p))
-            for t, p in zip(params.comparison_tasks, inputs.curves, strict=True)
+            for t, p in zip(params.tasks, inputs.curves, strict=True)
         },
         fraction=params.fraction,
-        settings=BootstrapSettings(**params.bootstrap),
+        settings=settings,
+        more=more,
     )
-    title = "Findings: paper B's claims (§4, A.4) and paper A vs B (95% bootstrap intervals)"
-    write_frame(snakemake.output.csv, snakemake.output.md, table, title)
+    write_frame(snakemake.output.csv, snakemake.output.md, table, params.title)

@@ -2,12 +2,11 @@
 task's neurons on it, and evaluate every task with each task's (and random) neurons
 deactivated (paper B, §4.1: B-T1, B-F5a)."""
 
-from skillneurons.infra.io import write_json
+from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks
-from skillneurons.paper_b.evaluation import write_results
 from skillneurons.paper_b.multitask import deactivation_results, train_multitask
 from skillneurons.paper_b.relevance import (
     layer_width,
@@ -49,5 +48,5 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         random_draws=params.random_draws, seed=params.seed,
         batch_size=params.relevance["batch_size"], by=params.by,
     )  # fmt: skip
-    write_results(output.results, results, {**identity, "identify_on": params.identify_on})
+    write_frame_parquet(output.results, results, {**identity, "identify_on": params.identify_on})
     write_json(output.metrics, {**identity, **metrics})

@@ -2,12 +2,11 @@
 in several draws, as many random neurons per layer) and evaluate every task (paper B,
 §4.2: B-T2, B-F5c)."""
 
-from skillneurons.infra.io import write_json
+from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
-from skillneurons.paper_b.evaluation import write_results
 from skillneurons.paper_b.neuron_training import neuron_training_results
 from skillneurons.paper_b.relevance import (
     layer_width,
@@ -42,5 +41,5 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         random_draws=params.random_draws, seed=params.seed,
         batch_size=params.relevance["batch_size"], output_only=params.output_only,
     )  # fmt: skip
-    write_results(output.results, results, {**identity, "identify_on": params.identify_on})
+    write_frame_parquet(output.results, results, {**identity, "identify_on": params.identify_on})
     write_json(output.metrics, {**identity, **metrics})

@@ -1,10 +1,10 @@
 """Rule zero_shot: every task's test accuracy on the untrained model, with its
 verbalizer and instruction (paper B, Table 2's "Zero-shot")."""
 
+from skillneurons.infra.io import write_frame_parquet
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
-from skillneurons.paper_b.evaluation import write_results
 from skillneurons.paper_b.neuron_training import zero_shot_results
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -16,4 +16,4 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     )  # fmt: skip
     heads = task_classifiers(loaded, params.label_words)
     results = zero_shot_results(heads, {t: s["test"] for t, s in tests.items()}, params.batch_size)
-    write_results(snakemake.output[0], results, {"model": snakemake.wildcards.model})
+    write_frame_parquet(snakemake.output[0], results, {"model": snakemake.wildcards.model})

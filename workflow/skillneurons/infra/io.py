@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -103,6 +104,14 @@ def write_table(
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **encoded})
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
+
+
+def write_frame_parquet(
+    path: str | os.PathLike, frame: pd.DataFrame, metadata: Mapping[str, object] | None = None
+) -> None:
+    """Write a data frame (without its index) as Parquet, atomically, with JSON key
+    metadata (:func:`write_table`)."""
+    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, object]:

@@ -117,6 +117,30 @@ class NeuronDeltas(nn.Module):
                 if module.bias is not None:
                     module.bias[index] += deltas.input_biases[position].to(weight.dtype)
 
+    def keep_only(self, neurons: Mapping[int, np.ndarray | torch.Tensor]):
+        """Before an optimizer step that may change only ``neurons`` (a subset of the
+        deltas' neurons, ``{layer: indices}``): returns a function that, called after
+        the step, restores every other neuron's deltas to their values now. Several
+        tasks trained together on the union of their neurons use it with each batch's
+        task's neurons (paper B, §5.1: a batch updates its own task's neurons only)."""
+        saved = []
+        for layer, deltas in self.layers.items():
+            chosen = torch.as_tensor(np.asarray(neurons.get(int(layer), [])), dtype=torch.long)
+            outside = ~torch.isin(deltas.neurons, chosen.to(deltas.neurons.device))
+            if not outside.any():
+                continue
+            saved.append((deltas.output, (slice(None), outside)))
+            saved.extend((weight, (outside,)) for weight in deltas.inputs)
+            saved.extend((bias, (outside,)) for bias in deltas.input_biases if bias.numel())
+        values = [parameter.detach()[where].clone() for parameter, where in saved]
+
+        @torch.no_grad()
+        def restore() -> None:
+            for (parameter, where), value in zip(saved, values, strict=True):
+                parameter[where] = value
+
+        return restore
+
     def entries(self) -> int:
         """The number of trained entries (what Adam keeps state for)."""
         return sum(parameter.numel() for parameter in self.parameters())

@@ -112,6 +112,7 @@ def train(
     progress: bool = True,
     on_evaluation: Callable[[dict], None] | None = None,
     evaluate: Callable[[torch.nn.Module], float] | None = None,
+    confine: Callable[[dict], Callable[[], None]] | None = None,
 ) -> TrainingResult:
     """Train the parameters of ``model`` that require gradients; keep the best on dev.
 
@@ -123,8 +124,10 @@ def train(
     reproducible. ``evaluate(model)`` scores a dev evaluation (default: accuracy on
     ``dev_split``). The backbone stays in eval mode (no dropout): a frozen backbone is
     a fixed function of its inputs, the same one whose activations are analysed
-    afterwards. Adam without weight decay moves only what has a gradient. The best
-    trainable state is loaded back into ``model`` before returning.
+    afterwards. Adam without weight decay moves only what has a gradient. ``confine(batch)``,
+    called before each optimizer step, returns a function called after it (to undo what
+    that batch may not change: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`).
+    The best trainable state is loaded back into ``model`` before returning.
     """
     parameters = [p for p in model.parameters() if p.requires_grad]
     if not parameters:
@@ -152,7 +155,10 @@ def train(
         loss = torch.nn.functional.cross_entropy(model(**batch), batch["labels"])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        restore = confine(batch) if confine is not None else None
         optimizer.step()
+        if restore is not None:
+            restore()
         bar.update(1)
         bar.set_postfix(loss=f"{loss.item():.3f}")
         result.steps = step

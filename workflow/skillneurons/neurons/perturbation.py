@@ -45,10 +45,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from skillneurons.infra.io import write_table
+from skillneurons.infra.io import write_frame_parquet
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import predict
@@ -544,7 +543,7 @@ def write_perturbation_file(
         "seeds": seeds,
         "scope": scope,
     }
-    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)
+    write_frame_parquet(path, frame, metadata)
 
 
 def _check_curves(curves: pd.DataFrame) -> None:

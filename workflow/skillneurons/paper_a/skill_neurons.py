@@ -28,10 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from skillneurons.infra.io import read_tensors, write_table, write_tensors
+from skillneurons.infra.io import read_tensors, write_frame_parquet, write_tensors
 from skillneurons.neurons.activations import iter_activations
 from skillneurons.neurons.predictivity import (
     PredictivityAccumulator,
@@ -266,7 +265,7 @@ def skill_neuron_accuracy(
 
 def write_ranking(path: str, table: pd.DataFrame, metadata: Mapping[str, object]) -> None:
     """Write ``results/{model}/rankings/{task}.parquet`` atomically."""
-    write_table(path, pa.Table.from_pandas(table, preserve_index=False), metadata)
+    write_frame_parquet(path, table, metadata)
 
 
 def write_predictivity(

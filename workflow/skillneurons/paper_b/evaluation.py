@@ -22,10 +22,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from skillneurons.infra.io import write_table
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import predict
@@ -95,8 +93,3 @@ def result_row(condition: str, source: str, draw: int, eval_task: str, correct) 
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return frame.astype({"draw": "int64", "accuracy": "float64"})
-
-
-def write_results(path: str, frame: pd.DataFrame, metadata: Mapping[str, object]) -> None:
-    """Write a results (or curves) frame as Parquet, atomically, with ``metadata``."""
-    write_table(path, pa.Table.from_pandas(frame, preserve_index=False), metadata)

@@ -28,7 +28,7 @@ A's order hurts its own model more than B's    area under B's curve minus under 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -277,8 +277,10 @@ def findings_table(
     curves: Mapping[str, TaskCurves],
     fraction: float,
     settings: BootstrapSettings,
+    more: Sequence[dict] = (),
 ) -> pd.DataFrame:
-    """Paper B's part-1 claims and the AB claims (the module docstring), one row each.
+    """Paper B's part-1 claims and the AB claims (the module docstring), one row each,
+    then the rows ``more`` (§5's: :mod:`skillneurons.paper_b.generalization_findings`).
 
     ``deactivation`` holds B-T1's results (with ``original`` rows), ``training`` every
     task's B-T2 results, ``zero_shot`` the untrained model's; ``scores``,
@@ -296,5 +298,6 @@ def findings_table(
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
         *comparison_claims(scores, relevances, fraction, settings),
         *curve_claims(curves, settings),
+        *more,
     ]
     return findings_frame(rows)

@@ -8,7 +8,17 @@ from skillneurons.reporting.registry import PaperOutput, Product, figure_product
 DEACTIVATION = "Paper B: deactivation"
 TRAINING = "Paper B: neuron-only fine-tuning"
 COMPARISON = "Paper A vs B"
+GENERALIZATION = "Paper B: generalization"
 FINDINGS = "Paper B: findings"
+
+
+def _table_and_figure(stem: str, prefix: str) -> dict[str, str]:
+    return {
+        f"{prefix}_csv": f"tables/{stem}.csv",
+        f"{prefix}_md": f"tables/{stem}.md",
+        f"{prefix}_png": f"figures/{stem}.png",
+        f"{prefix}_pdf": f"figures/{stem}.pdf",
+    }
 
 
 PAPER_B: tuple[PaperOutput, ...] = (
@@ -56,6 +66,59 @@ PAPER_B: tuple[PaperOutput, ...] = (
         "layer-matched random orders",
         COMPARISON,
         (figure_product("figure_comparison", "AB-F1"),),
+    ),
+    PaperOutput(
+        "B-F2, B-F6",
+        "in-domain (specialization) and out-of-domain (generalization) accuracy vs the "
+        "share of task neurons trained: the training tasks together (B-F2), one model "
+        "per task (B-F6); classification group only",
+        GENERALIZATION,
+        (
+            Product(
+                "proportion_tables",
+                _table_and_figure("B-F2", "group") | _table_and_figure("B-F6", "single"),
+                {"group_png": "B-F2", "single_png": "B-F6"},
+            ),
+        ),
+        requires=("generalization",),
+    ),
+    PaperOutput(
+        "B-T8",
+        "overlap rate of the training and test tasks' neurons vs random sets, per share",
+        GENERALIZATION,
+        (table_product("overlap_table", "B-T8"),),
+        requires=("generalization",),
+    ),
+    PaperOutput(
+        "B-T9",
+        "out-of-domain accuracy at fixed trained shares with a controlled share of "
+        "test-task neurons (cls -> cls; B-T10, B-T11 need generation tasks)",
+        GENERALIZATION,
+        (table_product("controlled_table", "B-T9"),),
+        requires=("generalization",),
+    ),
+    PaperOutput(
+        "B-F3, B-T4",
+        "similarity of the training and test tasks' neuron parameters per layer; its "
+        "correlation with out-of-domain accuracy",
+        GENERALIZATION,
+        (
+            Product(
+                "similarity_outputs",
+                {
+                    "layers_csv": "tables/B-F3.csv",
+                    "layers_md": "tables/B-F3.md",
+                    "png": "figures/B-F3.png",
+                    "pdf": "figures/B-F3.pdf",
+                    "csv": "tables/B-T4.csv",
+                    "md": "tables/B-T4.md",
+                    "points_csv": "tables/B-T4_points.csv",
+                    "points_md": "tables/B-T4_points.md",
+                },
+                {"png": "B-F3", "csv": "B-T4"},
+            ),
+        ),
+        requires=("generalization",),
     ),
     PaperOutput(
         "paper B claims",

@@ -36,11 +36,10 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.infra.io import read_metadata, write_table
+from skillneurons.infra.io import read_metadata, write_frame_parquet
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
@@ -168,7 +167,7 @@ def matched_random_neurons(
 
 def write_task_neurons(path: str, table: pd.DataFrame, metadata: Mapping[str, object]) -> None:
     """Write a task-neuron file atomically (the module docstring)."""
-    write_table(path, pa.Table.from_pandas(table, preserve_index=False), metadata)
+    write_frame_parquet(path, table, metadata)
 
 
 def read_task_neurons(path: str) -> tuple[pd.DataFrame, dict]:

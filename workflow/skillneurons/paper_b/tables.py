@@ -134,3 +134,92 @@ def mean_row(frame: pd.DataFrame, label: str = "mean") -> pd.DataFrame:
     return pd.concat(
         [frame, pd.DataFrame([{"task": label, **numeric.to_dict()}])], ignore_index=True
     )
+
+
+def _role_means(rows: pd.DataFrame) -> dict[str, float]:
+    means = rows.groupby("role")["accuracy"].mean()
+    return {f"{role}_mean": 100 * float(means.get(role, np.nan)) for role in ("id", "ood")}
+
+
+def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
+    """B-F2 / B-F6: per trained task (``group`` for B-F2) and proportion, the mean
+    in-domain and out-of-domain accuracy (%) and every evaluated task's; a first row
+    per trained task at proportion 0 is the untrained (zero-shot) model."""
+    base = reference_accuracies(zero_shot, "zero_shot")
+    tasks = list(dict.fromkeys(results["eval_task"]))
+    rows = []
+    for trained, group in results.groupby("trained", sort=False):
+        roles = dict(zip(group["eval_task"], group["role"], strict=False))
+        untrained = pd.DataFrame(
+            {"eval_task": tasks, "role": [roles[t] for t in tasks],
+             "accuracy": [base[t] for t in tasks]}
+        )  # fmt: skip
+        points = [(0.0, untrained), *group.groupby("proportion", sort=True)]
+        for proportion, rows_at in points:
+            accuracy = dict(zip(rows_at["eval_task"], rows_at["accuracy"], strict=True))
+            rows.append(
+                {
+                    "trained": trained,
+                    "proportion": float(proportion),
+                    **_role_means(rows_at),
+                    **{task: 100 * accuracy[task] for task in tasks},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
+    """B-T9: per trained proportion ``q`` and set (the natural one first, then the
+    drawn ones by share), the share of test-task neurons in the trained set (%) and
+    the mean out-of-domain and in-domain accuracy (%)."""
+    rows = []
+    keys = ["proportion", "trained", "overlap"]
+    for (proportion, trained, overlap), group in results.groupby(keys, sort=False):
+        rows.append(
+            {
+                "proportion": float(proportion),
+                "trained": trained,
+                "overlap": 100 * float(overlap),
+                **_role_means(group),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    order = frame["trained"].map({"natural": 0, "drawn": 1})
+    return (
+        frame.assign(_order=order)
+        .sort_values(["proportion", "_order", "overlap"], kind="stable")
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+
+
+def layer_similarity_table(similarities: pd.DataFrame) -> pd.DataFrame:
+    """B-F3's values: per test task, definition and layer, the similarity averaged
+    over the models ``M_i`` (column ``trained`` of ``similarities``)."""
+    return (
+        similarities.groupby(["test_task", "definition", "layer"], sort=False)["similarity"]
+        .mean()
+        .reset_index()
+    )
+
+
+def similarity_points(
+    similarities: pd.DataFrame, scores: pd.DataFrame, definition: str
+) -> pd.DataFrame:
+    """B-T4's points: per model ``M_i`` (``trained``) and test task, the similarity
+    (``definition``, mean over layers with both sets non-empty) and ``M_i``'s accuracy
+    on the test task (%)."""
+    chosen = similarities[similarities["definition"] == definition]
+    means = chosen.groupby(["trained", "test_task"], sort=False)["similarity"].mean()
+    accuracy = scores.set_index(["trained", "eval_task"])["accuracy"]
+    return pd.DataFrame(
+        [
+            {
+                "trained": trained,
+                "test_task": task,
+                "similarity": float(value),
+                "accuracy": 100 * float(accuracy[(trained, task)]),
+            }
+            for (trained, task), value in means.items()
+        ]
+    )

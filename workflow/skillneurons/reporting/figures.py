@@ -402,3 +402,46 @@ def effect_heatmaps(
         figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     return figure
+
+
+def proportion_figure(panels: Mapping[str, pd.DataFrame], title: str) -> plt.Figure:
+    """B-F2 / B-F6: mean in-domain (specialization) and out-of-domain (generalization)
+    accuracy against the proportion of task neurons trained, one panel per trained
+    model (:func:`skillneurons.paper_b.tables.proportion_table` rows; proportion 0 is
+    the untrained model)."""
+    figure, axes = _grid(len(panels), width=3.4, height=2.8, columns=4)
+    for axis, (name, rows) in zip(axes, panels.items(), strict=False):
+        rows = rows.sort_values("proportion")
+        for column, label, color in (
+            ("id_mean", "in-domain (specialization)", "tab:blue"),
+            ("ood_mean", "out-of-domain (generalization)", "tab:orange"),
+        ):
+            axis.plot(100 * rows["proportion"], rows[column], marker="o", markersize=3,
+                      color=color, label=label)  # fmt: skip
+        axis.set_title(name, fontsize=9)
+        axis.set_xlabel("task neurons trained (%)", fontsize=8)
+        axis.set_ylabel("accuracy (%)", fontsize=8)
+        axis.tick_params(labelsize=7)
+        axis.legend(fontsize=6)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], title: str):
+    """B-F3: per layer, the similarity of the training task's and each test task's
+    neuron parameters (mean over the models), one panel per definition."""
+    figure, axes = _grid(len(definitions), width=3.6, height=2.8, columns=len(definitions))
+    for axis, definition in zip(axes, definitions, strict=False):
+        chosen = layers[layers["definition"] == definition]
+        for index, (task, rows) in enumerate(chosen.groupby("test_task", sort=False)):
+            axis.plot(rows["layer"], rows["similarity"], marker="o", markersize=3,
+                      color=COLORS[index % len(COLORS)], label=task)  # fmt: skip
+        axis.set_title(definition, fontsize=9)
+        axis.set_xlabel("layer (0 = bottom)", fontsize=8)
+        axis.set_ylabel("cosine similarity", fontsize=8)
+        axis.tick_params(labelsize=7)
+        axis.legend(fontsize=6)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return figure

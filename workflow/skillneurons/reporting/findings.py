@@ -13,7 +13,8 @@ are the interval, and the verdict is
 ``holds``          the interval lies above 0;
 ``fails``          the interval lies below 0 (the opposite of the claim is supported);
 ``inconclusive``   the interval contains 0 (the data cannot tell);
-``n/a``            the effect could not be computed (e.g. no pair of the same type).
+``not measured``   the effect could not be computed (e.g. no pair of the same type);
+                   not ``n/a``, which pandas reads back from a CSV as a missing value.
 
 Never a comparison of two point estimates. Each row carries the estimate, the interval,
 the resampling units with their counts and the paper's own number for reference. Draws
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-VERDICTS = ("holds", "fails", "inconclusive", "n/a")
+VERDICTS = ("holds", "fails", "inconclusive", "not measured")
 #: Columns of a findings table.
 COLUMNS = [
     "claim",
@@ -110,9 +111,10 @@ def bootstrap_interval(
 
 
 def verdict(low: float, high: float) -> str:
-    """``holds`` / ``fails`` / ``inconclusive`` from the interval (``n/a`` without one)."""
+    """``holds`` / ``fails`` / ``inconclusive`` from the interval; ``not measured``
+    without one."""
     if not (np.isfinite(low) and np.isfinite(high)):
-        return "n/a"
+        return "not measured"
     if low > 0:
         return "holds"
     if high < 0:
@@ -143,7 +145,7 @@ def decide(
 
 
 def unavailable(claim: Claim, why: str) -> dict:
-    """A row for a claim this run cannot measure (verdict ``n/a``, the reason in
+    """A row for a claim this run cannot measure (verdict ``not measured``, the reason in
     ``counts``)."""
     row = decide(claim, lambda _: float("nan"), {}, BootstrapSettings(resamples=0))
     row["counts"] = why

@@ -1,0 +1,255 @@
+"""Paper B, §5 (generalization): overlap rates, the controlled-overlap sampler, per-batch
+neuron masks, the similarity definitions on hand-made parameters, the correlation
+table, the task groups, the tables and the §5 claims on constructed results."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.sites import ffn_sites, neuron_parameters
+from skillneurons.paper_b.generalization import (
+    controlled_set,
+    flat_ids,
+    from_flat,
+    overlap_rate,
+    overlap_table,
+    random_overlap,
+    results_frame,
+    union,
+)
+from skillneurons.paper_b.generalization_findings import (
+    CONTROLLED_RISES,
+    SPECIALIZATION_PEAK,
+    controlled_claim,
+    overlap_claims,
+    share_contrast,
+    similarity_claim,
+)
+from skillneurons.paper_b.groups import task_groups
+from skillneurons.paper_b.relevance import relevance_table
+from skillneurons.paper_b.similarity import (
+    correlation_table,
+    ranked_sets,
+    similarity,
+    vectors,
+)
+from skillneurons.paper_b.tables import controlled_table, proportion_table
+from skillneurons.reporting.findings import BootstrapSettings
+from tiny_models import FAMILIES
+
+SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=5)
+SAMPLES = 200
+
+
+def test_overlap_rate_is_eq_13_and_random_sets_share_by_their_sizes():
+    assert overlap_rate(np.array([1, 2, 3, 4]), np.array([3, 4, 5])) == pytest.approx(2 / 5)
+    assert np.isnan(overlap_rate(np.array([]), np.array([])))
+    # 10 and 10 of 100: one shared neuron expected, 19 in the union
+    assert random_overlap(10, 10, 100) == pytest.approx(1 / 19)
+    assert random_overlap(100, 100, 100) == pytest.approx(1.0)
+
+
+def test_flat_ids_union_and_back():
+    neurons = {0: np.array([3, 1]), 1: np.array([0])}
+    ids = flat_ids(neurons, width=4)
+    assert ids.tolist() == [1, 3, 4]
+    assert {k: v.tolist() for k, v in from_flat(ids, 2, 4).items()} == {0: [1, 3], 1: [0]}
+    joined = union([neurons, {1: np.array([2, 0])}])
+    assert {k: v.tolist() for k, v in joined.items()} == {0: [1, 3], 1: [0, 2]}
+
+
+def test_controlled_sampler_hits_the_share_exactly_and_is_seeded():
+    test_ids = np.arange(0, 100, 2)  # 50 test-task neurons of 200
+    drawn = controlled_set(test_ids, size=40, share=0.3, total=200, seed=1)
+    assert len(drawn) == 40 and len(np.unique(drawn)) == 40
+    assert len(np.intersect1d(drawn, test_ids)) == 12  # round(0.3 * 40)
+    assert (controlled_set(test_ids, 40, 0.3, 200, seed=1) == drawn).all()
+    assert not (controlled_set(test_ids, 40, 0.3, 200, seed=2) == drawn).all()
+    # more asked for than the test tasks have: all of them, the rest from the others
+    capped = controlled_set(test_ids, size=80, share=1.0, total=200, seed=1)
+    assert len(np.intersect1d(capped, test_ids)) == 50 and len(capped) == 80
+
+
+def test_keep_only_undoes_a_step_on_the_other_tasks_neurons():
+    torch.manual_seed(0)
+    model = FAMILIES["llama"][0]().eval()
+    deltas = NeuronDeltas(model, {0: [1, 2, 3], 1: [0, 4]})
+    for parameter in deltas.parameters():
+        parameter.grad = torch.ones_like(parameter)
+    optimizer = torch.optim.Adam(deltas.parameters(), lr=0.1)
+    restore = deltas.keep_only({0: [2]})
+    optimizer.step()
+    restore()
+    layer0, layer1 = deltas.layers["0"], deltas.layers["1"]
+    moved = (layer0.output != 0).any(dim=0).tolist()
+    assert moved == [False, True, False]  # only neuron 2 of layer 0
+    for weight in layer0.inputs:  # gate and up rows
+        assert (weight != 0).any(dim=1).tolist() == [False, True, False]
+    assert all((p == 0).all() for p in layer1.parameters())  # no neuron of layer 1 kept
+
+
+def places_by_hand():
+    """One layer of 3 neurons: output columns (hidden 2) and input rows (in 2)."""
+    output = torch.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0]])  # [hidden, width]
+    inputs = torch.tensor([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])  # [width, in]
+    return [(output, 1), (inputs, 0)]
+
+
+def test_neuron_vectors_follow_the_seam_layout():
+    torch.manual_seed(0)
+    model = FAMILIES["bert-base"][0]()
+    site = ffn_sites(model)[0]
+    places = neuron_parameters(site, torch.arange(site.width))
+    theta = vectors(places, np.array([2]))
+    hidden = site.output_projection.weight.shape[0]
+    inputs = site.input_projections[0]
+    expected = torch.cat(
+        [site.output_projection.weight[:, 2], inputs.weight[2], inputs.bias[2:3]]
+    ).double()
+    assert theta.shape == (1, 2 * hidden + 1)
+    np.testing.assert_allclose(theta[0], expected.detach().numpy())
+
+
+def test_similarity_definitions_on_hand_made_parameters():
+    places = places_by_hand()
+    # θ_0 = (1, 0, 1, 1), θ_1 = (0, 1, 0, 2), θ_2 = (2, 0, 1, 0); |θ|^2 = 3, 5, 5
+    same, disjoint = np.array([0, 1]), (np.array([0]), np.array([1, 2]))
+    assert similarity("masked", places, same, same) == pytest.approx(1.0)
+    assert similarity("centroid", places, same, same[::-1]) == pytest.approx(1.0)
+    assert similarity("masked", places, *disjoint) == pytest.approx(0.0)
+    # partial overlap {0, 1} vs {1, 2}: shared |θ_1|^2 = 5 over sqrt(8 * 10)
+    assert similarity("masked", places, np.array([0, 1]), np.array([1, 2])) == pytest.approx(
+        5 / np.sqrt(80)
+    )
+    theta = np.array([[1, 0, 1, 1], [0, 1, 0, 2], [2, 0, 1, 0]], float)
+    centroid = similarity("centroid", places, np.array([0]), np.array([1, 2]))
+    mean = theta[1:].mean(axis=0)
+    assert centroid == pytest.approx(
+        theta[0] @ mean / np.linalg.norm(theta[0]) / np.linalg.norm(mean)
+    )
+    # rank_paired: (θ_2) against (θ_0), cut to one neuron each
+    paired = similarity("rank_paired", places, np.array([2, 1]), np.array([0]))
+    assert paired == pytest.approx(theta[2] @ theta[0] / np.sqrt(5 * 3))
+    # delta: the change from a base where every entry is 0 except θ_1's
+    base = [(torch.zeros(2, 3), 1), (torch.tensor([[0.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), 0)]
+    base[0][0][1, 1] = 1.0
+    assert np.isnan(similarity("delta", places, np.array([1]), np.array([1]), base))
+    assert similarity("delta", places, np.array([0, 1]), np.array([0]), base) == pytest.approx(1.0)
+    assert np.isnan(similarity("masked", places, np.array([], int), same))
+    with pytest.raises(ValueError, match="unknown"):
+        similarity("mean", places, same, same)
+
+
+def test_ranked_sets_keep_relevance_order_per_layer():
+    values = np.array([[0.1, 0.9, 0.5, 0.0], [0.8, 0.2, 0.3, 0.05]])
+    sets = ranked_sets(relevance_table(values, "t", 0), 0.5)  # top 4 of 8
+    assert sets[0].tolist() == [1, 2] and sets[1].tolist() == [0, 2]
+
+
+def test_correlation_table_needs_four_points_and_pools_within_tasks():
+    rows = []
+    for task, level in (("x", 10.0), ("y", 50.0)):
+        for model, value in enumerate([1.0, 2.0, 3.0]):  # exact after centring
+            rows.append({"trained": f"m{model}", "test_task": task, "similarity": value + level,
+                         "accuracy": 2 * value + level})  # fmt: skip
+    table = correlation_table(pd.DataFrame(rows))
+    assert table["test_task"].tolist() == ["x", "y", "pooled"]
+    assert table.loc[:1, "pearson"].isna().all()  # 3 models per task
+    pooled = table.iloc[-1]
+    assert pooled["points"] == 6 and pooled["pearson"] == pytest.approx(1.0)
+    assert pooled["spearman"] == pytest.approx(1.0)
+
+
+def test_task_groups_follow_the_types_unless_given():
+    types = {"a": "sentiment", "b": "sentiment", "c": "topic", "d": "inference"}
+    assert task_groups(list(types), types) == (["a", "c", "d"], ["b"])
+    assert task_groups(list(types), types, ["a"], None) == (["a"], ["b", "c", "d"])
+    with pytest.raises(ValueError, match="not among paper_b.tasks"):
+        task_groups(list(types), types, ["z"])
+    with pytest.raises(ValueError, match="both training and test"):
+        task_groups(list(types), types, ["a"], ["a", "b"])
+
+
+def correct_at(accuracy: float, seed: int) -> np.ndarray:
+    values = np.arange(SAMPLES) < round(accuracy * SAMPLES)
+    return np.random.default_rng(seed).permutation(values)
+
+
+def sweep(accuracies: dict[float, tuple[float, float]], experiment="multitask", trained="group"):
+    """A B-F2 results frame: per share, (in-domain, out-of-domain) accuracy."""
+    rows = []
+    for index, (proportion, (id_accuracy, ood_accuracy)) in enumerate(accuracies.items()):
+        for task, role, value in (("a", "id", id_accuracy), ("b", "ood", ood_accuracy)):
+            rows.append({"experiment": experiment, "trained": trained, "proportion": proportion,
+                         "overlap": np.nan, "eval_task": task, "role": role,
+                         "accuracy": value, "correct": correct_at(value, index)})  # fmt: skip
+    return results_frame(rows)
+
+
+def test_proportion_table_starts_from_zero_shot():
+    zero_shot = pd.DataFrame(
+        [{"condition": "zero_shot", "eval_task": t, "accuracy": 0.5} for t in ("a", "b")]
+    )
+    table = proportion_table(sweep({0.1: (0.6, 0.55), 1.0: (0.8, 0.7)}), zero_shot)
+    assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
+    assert table["id_mean"].tolist() == pytest.approx([50.0, 60.0, 80.0])
+    assert table["ood_mean"].tolist() == pytest.approx([50.0, 55.0, 70.0])
+
+
+def test_share_claims_read_fixed_contrasts():
+    peaked = sweep({0.1: (0.6, 0.5), 0.5: (0.9, 0.6), 1.0: (0.7, 0.8)})
+    row = share_contrast(SPECIALIZATION_PEAK, peaked, "id", 0.5, 1.0, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "holds"
+    flat = sweep({0.1: (0.7, 0.5), 0.5: (0.7, 0.5), 1.0: (0.7, 0.5)})
+    row = share_contrast(SPECIALIZATION_PEAK, flat, "id", 0.5, 1.0, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.0) and row["verdict"] == "inconclusive"
+    rising = share_contrast(SPECIALIZATION_PEAK, peaked, "ood", 1.0, 0.1, SETTINGS)
+    assert rising["estimate"] == pytest.approx(0.3) and rising["verdict"] == "holds"
+
+
+def test_controlled_claim_and_table():
+    rows = []
+    for q in (0.1, 0.3):
+        for trained, share, value in (("natural", 0.2, 0.6), ("drawn", 0.1, 0.5),
+                                      ("drawn", 1.0, 0.7)):  # fmt: skip
+            rows.append({"experiment": "controlled", "trained": trained, "proportion": q,
+                         "overlap": share, "eval_task": "b", "role": "ood", "accuracy": value,
+                         "correct": correct_at(value, int(10 * share))})  # fmt: skip
+    frame = results_frame(rows)
+    row = controlled_claim(frame, SETTINGS)
+    assert row["claim"] == CONTROLLED_RISES.claim
+    assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "holds"
+    table = controlled_table(frame)
+    assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
+    assert table["overlap"].tolist() == pytest.approx([20.0, 10.0, 100.0] * 2)
+    assert table["ood_mean"].tolist() == pytest.approx([60.0, 50.0, 70.0] * 2)
+
+
+def test_overlap_table_and_claims_on_shared_and_random_neurons():
+    rng = np.random.default_rng(0)
+    shared = rng.random((2, 500))
+    noise = lambda: rng.random((2, 500))  # noqa: E731
+    train = {"a": relevance_table(shared + 0.1 * noise(), "a", 0)}
+    related = {"b": relevance_table(shared + 0.1 * noise(), "b", 0)}
+    unrelated = {"b": relevance_table(noise(), "b", 0)}
+    table = overlap_table(train, related, [0.1, 0.5, 1.0])
+    assert table["train_neurons"].tolist() == [100, 500, 1000]
+    assert table["overlap"].iloc[-1] == pytest.approx(100.0)
+    assert table["random_overlap"].iloc[0] == pytest.approx(100 * random_overlap(100, 100, 1000))
+    above, rises = overlap_claims(train, related, [0.1, 0.5, 1.0], SETTINGS)
+    assert above["verdict"] == "holds" and rises["verdict"] == "holds"
+    chance, _ = overlap_claims(train, unrelated, [0.1, 0.5, 1.0], SETTINGS)
+    assert chance["verdict"] == "inconclusive"
+
+
+def test_similarity_claim_pools_within_tasks():
+    rows = [
+        {"trained": f"m{m}", "test_task": task, "similarity": s + level, "accuracy": a + level}
+        for task, level in (("x", 0.0), ("y", 5.0))
+        for m, (s, a) in enumerate([(0.1, 50), (0.2, 60), (0.3, 70), (0.4, 75)])
+    ]
+    row = similarity_claim(pd.DataFrame(rows), SETTINGS)
+    assert row["estimate"] > 0.95 and row["verdict"] == "holds"
+    assert similarity_claim(pd.DataFrame(rows[:3]), SETTINGS)["verdict"] == "not measured"

@@ -1,0 +1,83 @@
+"""Paper B's findings: every claim of §4-§5 and the A-vs-B claims through the findings
+engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findings)."""
+
+# The generalization experiments' results, when both groups are configured.
+GENERALIZATION_FINDINGS_INPUTS = (
+    {
+        "group": [f"{GENERALIZATION_DIR}/proportions/group.parquet"],
+        "single": expand(
+            "results/{{model}}/paper_b/generalization/proportions/{task}.parquet",
+            task=TRAIN_TASKS,
+        ),
+        "controlled": expand(
+            "results/{{model}}/paper_b/generalization/controlled/{q}.parquet",
+            q=CONTROLLED,
+        ),
+        "train_neurons": expand(
+            "results/{{model}}/task_neurons/{task}.parquet", task=TRAIN_TASKS
+        ),
+        "test_neurons": expand(
+            "results/{{model}}/task_neurons/{task}.parquet", task=TEST_TASKS
+        ),
+        "similarities": expand(
+            "results/{{model}}/paper_b/similarity/{task}.parquet", task=TRAIN_TASKS
+        ),
+        "similarity_scores": expand(
+            "results/{{model}}/paper_b/similarity/{task}_scores.parquet",
+            task=TRAIN_TASKS,
+        ),
+    }
+    if GENERALIZATION_ON
+    else {}
+)
+
+
+rule findings_b:
+    input:
+        **GENERALIZATION_FINDINGS_INPUTS,
+        deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
+        training=expand(
+            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
+            task=PAPER_B_TASKS,
+        ),
+        zero_shot=f"{PAPER_B_DIR}/zero_shot.parquet",
+        rankings=expand("results/{{model}}/rankings/{task}.parquet", task=PAPER_B_TASKS),
+        relevances=expand(
+            "results/{{model}}/paper_b/prompt_tuned_neurons/{task}.parquet",
+            task=PAPER_B_TASKS,
+        ),
+        curves=expand(
+            "results/{{model}}/paper_b/comparison/{task}.parquet", task=PAPER_B_TASKS
+        ),
+    output:
+        **paper_outputs(PAPER_B, "findings_b"),
+    log:
+        "logs/{model}/tables/B-findings.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        tasks=PAPER_B_TASKS,
+        fraction=PAPER_B_CONFIG["fraction"],
+        generalization=(
+            {
+                "train_tasks": TRAIN_TASKS,
+                "test_tasks": TEST_TASKS,
+                "overlap_proportions": GENERALIZATION["overlap_proportions"],
+                "definition": GENERALIZATION["similarity"],
+            }
+            if GENERALIZATION_ON
+            else {}
+        ),
+        bootstrap={
+            "resamples": config["findings"]["bootstrap"],
+            "alpha": config["findings"]["alpha"],
+            "seed": config["seed"],
+        },
+        title="Findings: paper B's claims (§4-§5, A.4-A.7) and paper A vs B (bootstrap "
+        "intervals)",
+    script:
+        "../../scripts/paper_b/findings_b.py"

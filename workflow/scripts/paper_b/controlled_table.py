@@ -1,0 +1,14 @@
+"""Rule controlled_table: Table B-T9: out-of-domain accuracy at fixed trained
+proportions q as the share of test-task neurons in the trained set varies (paper B,
+appendix A.7)."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.tables import controlled_table
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    results = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)
+    table = controlled_table(results)
+    write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

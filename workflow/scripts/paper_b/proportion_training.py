@@ -1,0 +1,32 @@
+"""Rule proportion_training: from the base model, train only the top-p share of task
+neurons, for every p, and evaluate both groups (paper B, §5.1: B-F2 with the training
+tasks together, wildcard trained = group; A.5: B-F6 with one task)."""
+
+from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
+from skillneurons.paper_b.generalization import proportion_sweep
+from skillneurons.paper_b.relevance import read_task_neurons
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, output = snakemake.input, snakemake.params, snakemake.output
+    trained = snakemake.wildcards.trained
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    tasks = [*params.train_tasks, *params.test_tasks]
+    encoded = encode_tasks(loaded, inputs.splits, tasks, params.instructions, params.max_length)
+    tables = {
+        task: read_task_neurons(path)[0]
+        for task, path in zip(params.train_tasks, inputs.neurons, strict=True)
+    }
+    results, metrics = proportion_sweep(
+        task_classifiers(loaded, params.label_words), encoded, tables, params.train_tasks,
+        params.test_tasks, params.proportions,
+        TrainingSettings.from_config(params.training, params.seed),
+        single=None if trained == "group" else trained, batch_size=params.batch_size,
+        output_only=params.output_only,
+    )  # fmt: skip
+    identity = {"model": snakemake.wildcards.model, "trained": trained}
+    write_frame_parquet(output.results, results, identity)
+    write_json(output.metrics, {**identity, "trainings": metrics})

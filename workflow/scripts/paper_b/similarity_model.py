@@ -1,0 +1,27 @@
+"""Rule similarity_model: fully fine-tune the base model on one training task (M_i), find
+the training and test tasks' neurons on it, and compare their parameters layer by layer
+(paper B, §5.2: B-F3, B-T4)."""
+
+from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.classifiers import encode_tasks
+from skillneurons.paper_b.similarity import model_similarity
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, output = snakemake.input, snakemake.params, snakemake.output
+    task = snakemake.wildcards.task
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    tasks = [task, *params.test_tasks]
+    encoded = encode_tasks(loaded, inputs.splits, tasks, params.instructions, params.max_length)
+    similarities, scores, metrics = model_similarity(
+        loaded, encoded, task, params.test_tasks, params.label_words,
+        TrainingSettings.from_config(params.training, params.seed),
+        freeze_embeddings=params.training["freeze_embeddings"], fraction=params.fraction,
+        definitions=params.definitions, relevance=params.relevance, seed=params.seed,
+    )  # fmt: skip
+    identity = {"model": snakemake.wildcards.model, "trained": task}
+    write_frame_parquet(output.similarities, similarities.assign(trained=task), identity)
+    write_frame_parquet(output.scores, scores.assign(trained=task), identity)
+    write_json(output.metrics, {**identity, **metrics})

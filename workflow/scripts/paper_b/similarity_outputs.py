@@ -1,0 +1,24 @@
+"""Rule similarity_outputs: Figure and table B-F3 (the similarity of the training task's
+and each test task's neuron parameters per layer, mean over the models M_i) and Table
+B-T4 (its correlation with the models' out-of-domain accuracy) (paper B, §5.2)."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.similarity import correlation_table
+from skillneurons.paper_b.tables import layer_similarity_table, similarity_points
+from skillneurons.reporting.figures import save_figure, similarity_layers_figure
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, output, params = snakemake.input, snakemake.output, snakemake.params
+    similarities = pd.concat(map(pd.read_parquet, inputs.similarities), ignore_index=True)
+    scores = pd.concat(map(pd.read_parquet, inputs.scores), ignore_index=True)
+    layers = layer_similarity_table(similarities)
+    write_frame(output.layers_csv, output.layers_md, layers, params.layers_title)
+    definitions = list(dict.fromkeys(similarities["definition"]))
+    figure = similarity_layers_figure(layers, definitions, params.layers_title)
+    save_figure(figure, output.png, output.pdf)
+    points = similarity_points(similarities, scores, params.definition)
+    write_frame(output.csv, output.md, correlation_table(points), params.title)
+    write_frame(output.points_csv, output.points_md, points, params.points_title)

@@ -1,0 +1,331 @@
+"""Generalization and specialization through task neurons (paper B, §5.1, appendices
+A.5-A.7): B-F2, B-F6, B-T8 and B-T9..B-T11.
+
+Paper B splits its tasks into a training group and an out-of-domain test group (Table
+3). From the base model, only task neurons are trained:
+
+- **B-F2** (§5.1): the training group's tasks together (a mixture, one task per batch),
+  each batch updating the top-``p`` share of *its own* task's neurons (the union of the
+  tasks' sets is trainable; what a batch may not change is restored after its step,
+  :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`), for every ``p``;
+  in-domain (ID: the training tasks' test splits) accuracy is specialization,
+  out-of-domain (OOD: the test tasks') generalization;
+- **B-F6** (A.5): the same with one model per training task;
+- **B-T8** (A.6, Eq. 13): the overlap rate ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of the union
+  ``N_x`` of the training tasks' top-``p`` sets and the union ``N_y`` of the test
+  tasks', beside what random sets of the same sizes would give;
+- **B-T9..B-T11** (A.7): at a fixed trained proportion ``q`` the trained set has
+  ``|N_x(q)|`` neurons of which a share ``o`` is drawn from the test tasks' neurons
+  ``N_y(q)`` (all of them when ``N_y(q)`` is smaller than that) and the rest from the
+  other neurons (seeded), for several ``o`` and the natural set ``N_x(q)`` itself;
+  every training task trains the same set.
+
+Neurons are found on the base model (paper B's choice when choosing neurons to train).
+Results table (``results/{model}/paper_b/generalization/*.parquet``):
+``experiment`` (``multitask``, ``single``, ``controlled``), ``trained`` (the trained
+task, ``group``, or for B-T9 ``natural`` / ``drawn``), ``proportion`` (p or q),
+``overlap`` (B-T9: the trained set's share of test-task neurons; NaN elsewhere),
+``eval_task``, ``role`` (``id``, ``ood`` or ``other``: another training task after a
+single-task training), ``accuracy`` and ``correct`` (bool per test sample).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
+from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.training import TrainingSettings, accuracy, train
+from skillneurons.paper_b.evaluation import correct_on
+from skillneurons.paper_b.relevance import layer_width, task_neurons
+
+COLUMNS = (
+    "experiment",
+    "trained",
+    "proportion",
+    "overlap",
+    "eval_task",
+    "role",
+    "accuracy",
+    "correct",
+)
+Neurons = Mapping[int, np.ndarray]
+
+
+def flat_ids(neurons: Neurons, width: int) -> np.ndarray:
+    """Sorted flat ids ``layer * width + neuron`` of ``{layer: indices}``."""
+    parts = [layer * width + np.asarray(chosen, np.int64) for layer, chosen in neurons.items()]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+
+def from_flat(ids: np.ndarray, layers: int, width: int) -> dict[int, np.ndarray]:
+    """``{layer: sorted indices}`` of flat ids (every layer present)."""
+    ids = np.asarray(ids, np.int64)
+    return {layer: np.sort(ids[ids // width == layer] % width) for layer in range(layers)}
+
+
+def union(sets: Sequence[Neurons]) -> dict[int, np.ndarray]:
+    """The union of several neuron sets, ``{layer: sorted indices}`` over every layer
+    any of them has."""
+    layers = sorted({int(layer) for chosen in sets for layer in chosen})
+    return {
+        layer: np.unique(
+            np.concatenate([np.asarray(chosen.get(layer, []), np.int64) for chosen in sets])
+        )
+        for layer in layers
+    }
+
+
+def top_sets(
+    tables: Mapping[str, pd.DataFrame], proportion: float
+) -> dict[str, dict[int, np.ndarray]]:
+    """Each task's top ``proportion`` of neurons by relevance (over all layers)."""
+    return {task: task_neurons(table, proportion) for task, table in tables.items()}
+
+
+def overlap_rate(first: np.ndarray, second: np.ndarray) -> float:
+    """Eq. 13: ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of two sets of flat ids."""
+    joint = len(np.union1d(first, second))
+    return len(np.intersect1d(first, second)) / joint if joint else float("nan")
+
+
+def random_overlap(size_x: int, size_y: int, total: int) -> float:
+    """The overlap rate random sets of ``size_x`` and ``size_y`` of ``total`` neurons
+    have, as the ratio of the expected intersection ``size_x size_y / total`` to the
+    expected union."""
+    shared = size_x * size_y / total
+    joint = size_x + size_y - shared
+    return shared / joint if joint else float("nan")
+
+
+def overlap_table(
+    train_tables: Mapping[str, pd.DataFrame],
+    test_tables: Mapping[str, pd.DataFrame],
+    proportions: Sequence[float],
+) -> pd.DataFrame:
+    """B-T8: per proportion, the sizes of the two unions, their overlap rate (Eq. 13)
+    and that of random sets of the same sizes (in %)."""
+    first = next(iter(train_tables.values()))
+    layers, width = int(first["layer"].max()) + 1, layer_width(first)
+    rows = []
+    for proportion in proportions:
+        x = union(list(top_sets(train_tables, proportion).values()))
+        y = union(list(top_sets(test_tables, proportion).values()))
+        x_ids, y_ids = flat_ids(x, width), flat_ids(y, width)
+        rows.append(
+            {
+                "proportion": float(proportion),
+                "train_neurons": len(x_ids),
+                "test_neurons": len(y_ids),
+                "overlap": 100 * overlap_rate(x_ids, y_ids),
+                "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), layers * width),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def controlled_set(
+    test_ids: np.ndarray, size: int, share: float, total: int, seed: int
+) -> np.ndarray:
+    """A.7's trained set: ``size`` flat ids, ``round(share * size)`` (half up) drawn from
+    ``test_ids`` and the rest from the other neurons, seeded. When the test tasks have
+    fewer neurons than the share asks for (their union is smaller than the training
+    tasks'), every test-task neuron is taken: the share actually reached is what the
+    results record."""
+    inside = min(int(np.floor(share * size + 0.5)), len(test_ids))
+    others = np.setdiff1d(np.arange(total), test_ids)
+    if size - inside > len(others):
+        raise ValueError(
+            f"cannot draw {size - inside} of {size} neurons from the {len(others)} neurons "
+            "outside the test tasks'; raise the share or lower the proportion"
+        )
+    generator = np.random.default_rng(seed)
+    chosen = np.concatenate(
+        [
+            generator.choice(test_ids, size=inside, replace=False),
+            generator.choice(others, size=size - inside, replace=False),
+        ]
+    )
+    return np.sort(chosen)
+
+
+def evaluate_rows(
+    heads: Mapping[str, object],
+    tests: Mapping[str, EncodedSplit],
+    batch_size: int,
+    meta: Mapping[str, object],
+    roles: Mapping[str, str],
+) -> list[dict]:
+    """One row per evaluated task (:data:`COLUMNS`), on the model as it is now."""
+    rows = []
+    for task, split in tests.items():
+        correct = correct_on(heads[task], split, batch_size)
+        rows.append(
+            {
+                **meta,
+                "eval_task": task,
+                "role": roles[task],
+                "accuracy": float(correct.mean()),
+                "correct": correct,
+            }
+        )
+    return rows
+
+
+def train_neurons_of_tasks(
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    neurons: Mapping[str, Neurons],
+    training: TrainingSettings,
+    *,
+    output_only: bool = False,
+    progress: bool = True,
+) -> tuple[NeuronDeltas, dict]:
+    """Train, from the model under ``heads``, the tasks of ``neurons`` together (one
+    task per batch, in turn), each batch changing only its own task's neurons; the
+    mean dev accuracy over those tasks chooses the kept state. Returns the trained
+    deltas (still attached: :meth:`NeuronDeltas.remove` restores the base model) and
+    the training's metrics."""
+    tasks = list(neurons)
+    model = MultiTaskClassifier([heads[task] for task in tasks])
+    model.deltas = NeuronDeltas(model.backbone, union(list(neurons.values())), output_only)
+
+    def confine(batch: dict):
+        return model.deltas.keep_only(neurons[tasks[int(batch["task"])]])
+
+    def mean_dev_accuracy(_: MultiTaskClassifier) -> float:
+        return float(
+            np.mean(
+                [
+                    accuracy(heads[t], encoded[t]["dev"], training.eval_batch_size, model.pad_id)
+                    for t in tasks
+                ]
+            )
+        )
+
+    mixture = TaskMixture({task: encoded[task]["train"] for task in tasks})
+    result = train(
+        model, mixture, None, training, model.pad_id, progress=progress,
+        evaluate=mean_dev_accuracy, confine=confine if len(tasks) > 1 else None,
+    )  # fmt: skip
+    deltas = model.deltas
+    metrics = {
+        "tasks": tasks,
+        "neurons": {
+            task: int(sum(len(v) for v in chosen.values())) for task, chosen in neurons.items()
+        },
+        "trained_entries": deltas.entries(),
+        "best_step": result.best_step,
+        "dev_accuracy": result.best_dev_accuracy,
+        "dev_curve": result.dev_curve,
+    }
+    return deltas, metrics
+
+
+def results_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return frame.astype({"proportion": "float64", "overlap": "float64", "accuracy": "float64"})
+
+
+def _roles(trained: Sequence[str], train_tasks: Sequence[str], test_tasks: Sequence[str]):
+    roles = {task: ("id" if task in trained else "other") for task in train_tasks}
+    return {**roles, **{task: "ood" for task in test_tasks}}
+
+
+def _train_and_evaluate(
+    heads, encoded, neurons, training, batch_size, meta, roles, output_only
+) -> tuple[list[dict], dict]:
+    deltas, metrics = train_neurons_of_tasks(
+        heads, encoded, neurons, training, output_only=output_only
+    )
+    tests = {task: encoded[task]["test"] for task in roles}
+    rows = evaluate_rows(heads, tests, batch_size, meta, roles)
+    deltas.remove()
+    return rows, {**{k: v for k, v in meta.items() if k != "experiment"}, **metrics}
+
+
+def proportion_sweep(
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    tables: Mapping[str, pd.DataFrame],
+    train_tasks: Sequence[str],
+    test_tasks: Sequence[str],
+    proportions: Sequence[float],
+    training: TrainingSettings,
+    *,
+    single: str | None = None,
+    batch_size: int,
+    output_only: bool = False,
+) -> tuple[pd.DataFrame, list[dict]]:
+    """B-F2 (``single`` None: the training tasks together) or B-F6 (``single``: that
+    task alone): for every proportion ``p``, train from the base model only the top-``p``
+    share of each trained task's neurons (``tables``: relevance tables of the training
+    tasks, on the base model) and evaluate every task of both groups. Returns the
+    results (:data:`COLUMNS`) and each training's metrics."""
+    trained = list(train_tasks) if single is None else [single]
+    roles = _roles(trained, train_tasks, test_tasks)
+    experiment = "multitask" if single is None else "single"
+    rows, metrics = [], []
+    for proportion in proportions:
+        sets = top_sets({task: tables[task] for task in trained}, proportion)
+        meta = {"experiment": experiment, "trained": single or "group",
+                "proportion": float(proportion), "overlap": float("nan")}  # fmt: skip
+        new_rows, new_metrics = _train_and_evaluate(
+            heads, encoded, sets, training, batch_size, meta, roles, output_only
+        )
+        rows += new_rows
+        metrics.append(new_metrics)
+    return results_frame(rows), metrics
+
+
+def controlled_overlap(
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    tables: Mapping[str, pd.DataFrame],
+    train_tasks: Sequence[str],
+    test_tasks: Sequence[str],
+    proportion: float,
+    shares: Sequence[float],
+    training: TrainingSettings,
+    *,
+    seed: int,
+    batch_size: int,
+    output_only: bool = False,
+) -> tuple[pd.DataFrame, list[dict]]:
+    """B-T9 at one trained proportion ``q`` (A.7): the training tasks train together,
+    all on one set, first the natural union ``N_x(q)`` of their top-``q`` neurons, then
+    for every share ``o`` a set of the same size with that share drawn from the test
+    tasks' union ``N_y(q)`` (:func:`controlled_set`, seeded); every task of both groups
+    is evaluated. ``overlap`` records the share of ``N_y(q)`` the trained set reached.
+    ``tables`` holds the relevance tables of both groups' tasks."""
+    first = tables[train_tasks[0]]
+    layers, width = int(first["layer"].max()) + 1, layer_width(first)
+    x_ids = flat_ids(
+        union(list(top_sets({t: tables[t] for t in train_tasks}, proportion).values())), width
+    )
+    y_ids = flat_ids(
+        union(list(top_sets({t: tables[t] for t in test_tasks}, proportion).values())), width
+    )
+    candidates = [("natural", x_ids)]
+    candidates += [
+        ("drawn", controlled_set(y_ids, len(x_ids), share, layers * width, seed))
+        for share in shares
+    ]
+    roles = _roles(train_tasks, train_tasks, test_tasks)
+    rows, metrics = [], []
+    for trained, ids in candidates:
+        chosen = from_flat(ids, layers, width)
+        reached = len(np.intersect1d(ids, y_ids)) / len(ids) if len(ids) else float("nan")
+        meta = {"experiment": "controlled", "trained": trained,
+                "proportion": float(proportion), "overlap": float(reached)}  # fmt: skip
+        new_rows, new_metrics = _train_and_evaluate(
+            heads, encoded, {task: chosen for task in train_tasks}, training, batch_size,
+            meta, roles, output_only,
+        )  # fmt: skip
+        rows += new_rows
+        metrics.append(new_metrics)
+    return results_frame(rows), metrics

@@ -1,0 +1,252 @@
+"""Paper B's claims of §5 and appendices A.5-A.7, decided by the findings engine.
+
+=============================================  ============================================
+claim                                          effect; resampled
+=============================================  ============================================
+multi-task specialization declines at 100%     in-domain accuracy at the second-largest
+(§5.1, B-F2: peak at 70%)                      share minus at the largest, training tasks'
+                                               mean; test samples
+single-task specialization rises (A.5, B-F6)   in-domain accuracy at the largest share
+                                               minus at the smallest, mean over the
+                                               models; test samples
+generalization rises with the share (§5.1,     out-of-domain accuracy at the largest share
+B-F2)                                          minus at the smallest, test tasks' mean;
+                                               test samples
+the groups' neurons overlap more than random   overlap rate minus random sets' at the
+sets (A.6, B-T8)                               smallest share; neurons
+the overlap rises with the share (A.6, B-T8)   overlap rate at the largest share below
+                                               100% minus at the smallest; neurons
+a larger share of test-task neurons            out-of-domain accuracy at the largest share
+generalizes better (A.7, B-T9)                 o minus at the smallest, mean over q; test
+                                               samples
+similarity correlates with generalization      Pearson's r of similarity and
+(§5.2, B-T4)                                   out-of-domain accuracy, centred within each
+                                               test task; (model, test task) pairs
+=============================================  ============================================
+
+A fixed contrast stands for "peaks below 100%": the maximum over shares would be biased
+upwards by its own noise and could hold with no peak at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from skillneurons.paper_b.generalization import flat_ids, random_overlap, top_sets, union
+from skillneurons.paper_b.relevance import layer_width
+from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
+
+SPECIALIZATION_PEAK = Claim(
+    "trained together, the tasks' specialization is lower with 100% of their neurons "
+    "than with the next smaller share",
+    "§5.1, B-F2",
+    "in-domain accuracy at the second-largest share - at the largest, training tasks' mean",
+    "test samples of each task",
+    "peak at 70% of the neurons (classification)",
+)
+SPECIALIZATION_SINGLE = Claim(
+    "trained alone, a task's specialization rises with the share of its neurons trained",
+    "A.5, B-F6",
+    "in-domain accuracy at the largest share - at the smallest, mean over the models",
+    "test samples of each task",
+    "rises steadily (Figure 6)",
+)
+GENERALIZATION_RISES = Claim(
+    "generalization rises with the share of task neurons trained",
+    "§5.1, B-F2",
+    "out-of-domain accuracy at the largest share - at the smallest, test tasks' mean",
+    "test samples of each task",
+    "rises steadily (cls -> cls)",
+)
+OVERLAP_ABOVE_RANDOM = Claim(
+    "the training and test tasks' neurons overlap more than random sets of their sizes",
+    "A.6, B-T8",
+    "overlap rate (Eq. 13) - random sets' overlap rate, at the smallest share",
+    "neurons",
+    "20.8% at 10% (cls-cls)",
+)
+OVERLAP_RISES = Claim(
+    "the overlap of the training and test tasks' neurons rises with the share",
+    "A.6, B-T8",
+    "overlap rate at the largest share below 100% - at the smallest",
+    "neurons",
+    "20.8 -> 96.2% from 10% to 70% (cls-cls)",
+)
+CONTROLLED_RISES = Claim(
+    "at a fixed trained share, more test-task neurons among them generalize better",
+    "A.7, B-T9",
+    "out-of-domain accuracy at the largest share of test-task neurons - at the smallest, "
+    "mean over trained shares",
+    "test samples of each task",
+    "+2.0 points from 10% to 100% (q = 10%)",
+)
+SIMILARITY_CORRELATES = Claim(
+    "parameter similarity correlates positively with generalization",
+    "§5.2, B-T4",
+    "Pearson's r of similarity and out-of-domain accuracy, centred within each test task",
+    "model x test task pairs",
+    "Pearson >= 0.79 per test task",
+)
+
+
+def _correct(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
+    """(trained, proportion, overlap, eval_task) -> bool per test sample."""
+    return {
+        (row.trained, float(row.proportion), float(row.overlap), row.eval_task): np.asarray(
+            row.correct, bool
+        )
+        for row in frame.itertuples()
+    }
+
+
+def _sample_units(frame: pd.DataFrame) -> dict[str, int]:
+    first = frame.drop_duplicates("eval_task")
+    return {f"{row.eval_task}: test samples": len(row.correct) for row in first.itertuples()}
+
+
+def _mean_accuracy(cells, keys, indices) -> float:
+    return float(np.mean([cells[key][indices[f"{key[-1]}: test samples"]].mean() for key in keys]))
+
+
+def share_contrast(
+    claim: Claim, frame: pd.DataFrame, role: str, high: float, low: float, settings
+) -> dict:
+    """``role`` accuracy at share ``high`` minus at ``low``, averaged over the trained
+    models and their ``role`` tasks (B-F2, B-F6)."""
+    cells = _correct(frame.fillna({"overlap": -1.0}))
+    rows = frame[frame["role"] == role]
+    pairs = rows[["trained", "eval_task"]].drop_duplicates().itertuples(index=False)
+    keys = [(trained, task) for trained, task in pairs]
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        upper = _mean_accuracy(cells, [(t, high, -1.0, e) for t, e in keys], indices)
+        lower = _mean_accuracy(cells, [(t, low, -1.0, e) for t, e in keys], indices)
+        return upper - lower
+
+    return decide(claim, statistic, _sample_units(rows), settings)
+
+
+def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings) -> dict:
+    """:data:`CONTROLLED_RISES` on B-T9's drawn sets."""
+    drawn = frame[(frame["trained"] == "drawn") & (frame["role"] == "ood")]
+    if drawn.empty:
+        return unavailable(CONTROLLED_RISES, "no controlled-overlap results")
+    cells = _correct(drawn)
+    tasks = list(dict.fromkeys(drawn["eval_task"]))
+    ends = {
+        q: (group["overlap"].min(), group["overlap"].max())
+        for q, group in drawn.groupby("proportion")
+    }
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        gaps = []
+        for q, (low, high) in ends.items():
+            upper = _mean_accuracy(cells, [("drawn", q, high, t) for t in tasks], indices)
+            lower = _mean_accuracy(cells, [("drawn", q, low, t) for t in tasks], indices)
+            gaps.append(upper - lower)
+        return float(np.mean(gaps))
+
+    return decide(CONTROLLED_RISES, statistic, _sample_units(drawn), settings)
+
+
+def overlap_claims(
+    train_tables: Mapping[str, pd.DataFrame],
+    test_tables: Mapping[str, pd.DataFrame],
+    proportions: Sequence[float],
+    settings: BootstrapSettings,
+) -> list[dict]:
+    """:data:`OVERLAP_ABOVE_RANDOM` and :data:`OVERLAP_RISES` (B-T8), neurons resampled."""
+    first = next(iter(train_tables.values()))
+    width = layer_width(first)
+    total = len(first)
+
+    def membership(tables, proportion) -> np.ndarray:
+        mask = np.zeros(total, bool)
+        mask[flat_ids(union(list(top_sets(tables, proportion).values())), width)] = True
+        return mask
+
+    shares = sorted(proportions)
+    below = [p for p in shares if p < 1.0]
+    masks = {p: (membership(train_tables, p), membership(test_tables, p)) for p in shares}
+
+    def overlap(p: float, chosen: np.ndarray) -> tuple[float, float]:
+        x, y = masks[p][0][chosen], masks[p][1][chosen]
+        joint = (x | y).sum()
+        rate = (x & y).sum() / joint if joint else float("nan")
+        return rate, random_overlap(int(x.sum()), int(y.sum()), len(chosen))
+
+    units = {"neurons": total}
+    rows = [
+        decide(
+            OVERLAP_ABOVE_RANDOM,
+            lambda i: float(np.subtract(*overlap(shares[0], i["neurons"]))),
+            units,
+            settings,
+        )
+    ]
+    if len(below) < 2:
+        rows.append(unavailable(OVERLAP_RISES, "fewer than two shares below 100%"))
+    else:
+        rows.append(
+            decide(
+                OVERLAP_RISES,
+                lambda i: overlap(below[-1], i["neurons"])[0] - overlap(below[0], i["neurons"])[0],
+                units,
+                settings,
+            )
+        )
+    return rows
+
+
+def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
+    """:data:`SIMILARITY_CORRELATES` on B-T4's points, pairs resampled."""
+    centred = points.assign(
+        similarity=points["similarity"]
+        - points.groupby("test_task")["similarity"].transform("mean"),
+        accuracy=points["accuracy"] - points.groupby("test_task")["accuracy"].transform("mean"),
+    ).dropna(subset=["similarity", "accuracy"])
+    if len(centred) < 4:
+        return unavailable(SIMILARITY_CORRELATES, f"{len(centred)} points; at least 4 needed")
+    x, y = centred["similarity"].to_numpy(), centred["accuracy"].to_numpy()
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        chosen = indices["model x test task pairs"]
+        a, b = x[chosen], y[chosen]
+        if np.ptp(a) == 0 or np.ptp(b) == 0:
+            return float("nan")
+        return float(np.corrcoef(a, b)[0, 1])
+
+    return decide(SIMILARITY_CORRELATES, statistic, {"model x test task pairs": len(x)}, settings)
+
+
+def generalization_claims(
+    group: pd.DataFrame,
+    single: pd.DataFrame,
+    controlled: pd.DataFrame,
+    train_tables: Mapping[str, pd.DataFrame],
+    test_tables: Mapping[str, pd.DataFrame],
+    overlap_proportions: Sequence[float],
+    points: pd.DataFrame,
+    settings: BootstrapSettings,
+) -> list[dict]:
+    """The rows of the module docstring's table, in its order."""
+    shares = sorted(group["proportion"].unique())
+    rows = [
+        share_contrast(SPECIALIZATION_PEAK, group, "id", shares[-2], shares[-1], settings),
+        share_contrast(
+            SPECIALIZATION_SINGLE,
+            single,
+            "id",
+            single["proportion"].max(),
+            single["proportion"].min(),
+            settings,
+        ),  # fmt: skip
+        share_contrast(GENERALIZATION_RISES, group, "ood", shares[-1], shares[0], settings),
+        *overlap_claims(train_tables, test_tables, overlap_proportions, settings),
+        controlled_claim(controlled, settings),
+        similarity_claim(points, settings),
+    ]
+    return rows

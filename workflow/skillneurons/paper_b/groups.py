@@ -1,0 +1,44 @@
+"""Paper B's task groups for generalization (Table 3): training (in-domain) tasks and
+out-of-domain test tasks.
+
+Paper B trains on AmazonFood, QQP and MNLI and tests out of domain on SST-2, PAWS and
+GPTNLI: one training and one test task per type. Left unset, the groups follow the
+configured tasks the same way: the first task of each type trains, the others test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+def task_groups(
+    tasks: Sequence[str],
+    task_types: Mapping[str, str],
+    train: Sequence[str] | None = None,
+    test: Sequence[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The training and test groups among ``tasks`` (paper_b.tasks): ``train`` and
+    ``test`` as given (config ``paper_b.generalization``), else the first task of each
+    type and the rest. Raises ``ValueError`` naming a task outside ``tasks`` or one in
+    both groups."""
+    for key, chosen in (("train_tasks", train), ("test_tasks", test)):
+        unknown = sorted(set(chosen or ()) - set(tasks))
+        if unknown:
+            raise ValueError(
+                f"paper_b.generalization.{key} {unknown} are not among paper_b.tasks "
+                f"{list(tasks)}; add them there or pick others"
+            )
+    if train is None:
+        first = {}
+        for task in tasks:
+            first.setdefault(task_types[task], task)
+        train = list(first.values())
+    if test is None:
+        test = [task for task in tasks if task not in train]
+    shared = sorted(set(train) & set(test))
+    if shared:
+        raise ValueError(
+            f"paper_b.generalization: {shared} are both training and test tasks; a task "
+            "is either in-domain or out-of-domain"
+        )
+    return list(train), list(test)
