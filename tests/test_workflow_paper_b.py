@@ -1,12 +1,13 @@
 """Paper B's outputs on the smoke pipeline: every file of B-T1, B-T2, B-F5, AB-T1, AB-F1,
-B-F2, B-F6, B-T8, B-T9, B-F3, B-T4 and the paper-B findings, with its documented schema
-and the numbers that tie them."""
+B-F2, B-F6, B-T8, B-T9, B-F3, B-T4, B-T5, B-F4 and the paper-B findings, with its
+documented schema and the numbers that tie them."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from skillneurons.infra.io import read_json, read_metadata
+from skillneurons.paper_b.continual import COLUMNS as CONTINUAL_COLUMNS
 from skillneurons.paper_b.evaluation import COLUMNS as RESULT_COLUMNS
 from skillneurons.paper_b.generalization import COLUMNS as GENERALIZATION_COLUMNS
 from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
@@ -174,8 +175,9 @@ def test_paper_b_findings_are_interval_decisions(results):
     findings = pd.read_csv(results / "tables/B-findings.csv")
     assert list(findings.columns) == FINDING_COLUMNS
     # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three;
-    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4
-    assert len(findings) == 16
+    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4; §6: B-T5 (five)
+    assert len(findings) == 21
+    assert (findings["paper"] == "§6, B-T5").sum() == 5
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     decided = findings[findings["verdict"] != "not measured"]
     expected = np.select(
@@ -252,3 +254,37 @@ def test_similarity_outputs_b_f3_b_t4(results):
     assert len(layers) == LAYERS * len(TEST) * 2
     for ext in ("png", "pdf"):
         assert (results / f"figures/B-F3.{ext}").stat().st_size > 1000
+
+
+def test_continual_results_and_tables_b_t5_b_f4(results):
+    folder = results / "paper_b/continual"
+    seqft = pd.read_parquet(folder / "order1/seqft.parquet")
+    ncft = pd.read_parquet(folder / "order1/ncft.parquet")
+    assert tuple(seqft.columns) == tuple(ncft.columns) == CONTINUAL_COLUMNS
+    # after stage j the first j tasks of the order (paper_b.tasks) are tested
+    tested = [[stage, task] for stage in (1, 2, 3) for task in TASKS[:stage]]
+    assert seqft[["stage", "eval_task"]].values.tolist() == tested
+    for method in ("ncft", "wncft"):
+        rows = ncft[ncft["method"] == method]
+        assert rows[["stage", "eval_task"]].values.tolist() == tested
+    first = ncft[ncft["stage"] == 1]  # one stage learnt: W-NCFT is NCFT
+    assert (first["correct"].iloc[0] == first["correct"].iloc[1]).all()
+    stages = read_json(folder / "order1/ncft.json")["stages"]
+    assert [stage["neurons"] for stage in stages] == [TOP] * 3
+    assert sum(stages[-1]["wncft_weights"]["syn_sst2"]) == pytest.approx(1.0)
+    own = {t: pd.read_parquet(folder / f"per_task/{t}.parquet")["accuracy"].iloc[0] for t in TASKS}
+    table = pd.read_csv(results / "tables/B-T5.csv")
+    measured = table[table["source"] == "measured"]
+    assert measured["method"].tolist() == ["SeqFT", "NCFT", "W-NCFT", "Per-task FT"]
+    assert (table["source"] != "measured").sum() == 3  # EPI, O-LoRA, SeqLoRA quoted
+    final = seqft.loc[seqft["stage"] == 3, "accuracy"].mean()
+    assert measured.iloc[0]["cl"] == pytest.approx(100 * final)
+    assert measured.iloc[-1]["cl"] == pytest.approx(100 * np.mean(list(own.values())))
+    fg = pd.read_csv(results / "tables/B-F4.csv")
+    assert fg["stage"].tolist() == [2, 3] * 3
+    a_12 = seqft.query("stage == 2 and eval_task == 'syn_sst2'")["accuracy"].iloc[0]
+    assert fg.iloc[0]["fg"] == pytest.approx(100 * a_12 / own["syn_sst2"])
+    matrix = pd.read_csv(results / "tables/B-T5_matrix.csv")
+    assert matrix.columns.tolist()[:3] == ["order", "method", "task"]
+    for ext in ("png", "pdf"):
+        assert (results / f"figures/B-F4.{ext}").stat().st_size > 1000

@@ -1,4 +1,4 @@
-"""Paper B's findings: every claim of §4-§5 and the A-vs-B claims through the findings
+"""Paper B's findings: every claim of §4-§6 and the A-vs-B claims through the findings
 engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findings)."""
 
 # The generalization experiments' results, when both groups are configured.
@@ -30,11 +30,31 @@ GENERALIZATION_FINDINGS_INPUTS = (
     if GENERALIZATION_ON
     else {}
 )
+# The continual-learning results, when an order is configured.
+CONTINUAL_FINDINGS_INPUTS = (
+    {
+        "continual_seqft": expand(
+            "results/{{model}}/paper_b/continual/{order}/seqft.parquet",
+            order=CONTINUAL_ORDERS,
+        ),
+        "continual_ncft": expand(
+            "results/{{model}}/paper_b/continual/{order}/ncft.parquet",
+            order=CONTINUAL_ORDERS,
+        ),
+        "continual_per_task": expand(
+            "results/{{model}}/paper_b/continual/per_task/{task}.parquet",
+            task=CONTINUAL_TASKS,
+        ),
+    }
+    if CONTINUAL_ON
+    else {}
+)
 
 
 rule findings_b:
     input:
         **GENERALIZATION_FINDINGS_INPUTS,
+        **CONTINUAL_FINDINGS_INPUTS,
         deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
         training=expand(
             "results/{{model}}/paper_b/neuron_training/{task}.parquet",
@@ -72,12 +92,13 @@ rule findings_b:
             if GENERALIZATION_ON
             else {}
         ),
+        continual=CONTINUAL_ON,
         bootstrap={
             "resamples": config["findings"]["bootstrap"],
             "alpha": config["findings"]["alpha"],
             "seed": config["seed"],
         },
-        title="Findings: paper B's claims (§4-§5, A.4-A.7) and paper A vs B (bootstrap "
+        title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "
         "intervals)",
     script:
         "../../scripts/paper_b/findings_b.py"

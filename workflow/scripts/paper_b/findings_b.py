@@ -1,4 +1,4 @@
-"""Rule findings_b: paper B's claims of §4-§5 and the A-vs-B claims on this run, each an
+"""Rule findings_b: paper B's claims of §4-§6 and the A-vs-B claims on this run, each an
 effect with its bootstrap confidence interval and verdict (skillneurons.paper_b.findings,
 skillneurons.paper_b.generalization_findings)."""
 
@@ -6,6 +6,7 @@ import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
+from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization_findings import generalization_claims
 from skillneurons.paper_b.relevance import read_task_neurons, relevance_matrix
@@ -42,6 +43,14 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             points=points,
             settings=settings,
         )
+    if params.continual:
+        results = {
+            index: frames([seqft, ncft])
+            for index, (seqft, ncft) in enumerate(
+                zip(inputs.continual_seqft, inputs.continual_ncft, strict=True)
+            )
+        }
+        more += continual_claims(results, frames(inputs.continual_per_task), settings)
     table = findings_table(
         deactivation=pd.read_parquet(inputs.deactivation),
         training=frames(inputs.training),

@@ -1,9 +1,10 @@
-"""Paper B's task groups for generalization (Table 3): training (in-domain) tasks and
-out-of-domain test tasks.
+"""Paper B's groups of tasks: the generalization groups (Table 3: training, in-domain
+tasks and out-of-domain test tasks) and the continual-learning orders (Table 14).
 
 Paper B trains on AmazonFood, QQP and MNLI and tests out of domain on SST-2, PAWS and
 GPTNLI: one training and one test task per type. Left unset, the groups follow the
-configured tasks the same way: the first task of each type trains, the others test.
+configured tasks the same way: the first task of each type trains, the others test;
+the continual-learning order is the configured tasks in turn.
 """
 
 from __future__ import annotations
@@ -42,3 +43,28 @@ def task_groups(
             "is either in-domain or out-of-domain"
         )
     return list(train), list(test)
+
+
+def continual_orders(
+    tasks: Sequence[str], orders: Sequence[Sequence[str]] | None
+) -> dict[str, list[str]]:
+    """Paper B's continual-learning orders (§6, Table 14) among ``tasks``
+    (paper_b.tasks), named ``order1``, ``order2``, ...: ``orders`` as given (config
+    ``paper_b.continual.orders``), or, when None, one order of ``tasks`` as configured.
+    Raises ``ValueError`` naming an order with a task outside ``tasks`` or a task twice.
+    """
+    if orders is None:
+        orders = [tasks] if len(tasks) >= 2 else []
+    checked = {}
+    for number, order in enumerate(orders, start=1):
+        key = f"paper_b.continual.orders[{number - 1}]"
+        unknown = [task for task in order if task not in tasks]
+        if unknown:
+            raise ValueError(
+                f"{key}: {unknown} are not among paper_b.tasks {list(tasks)}; add them "
+                "there or pick others"
+            )
+        if len(set(order)) != len(order):
+            raise ValueError(f"{key} {list(order)} names a task twice; each is learnt once")
+        checked[f"order{number}"] = list(order)
+    return checked

@@ -1,4 +1,4 @@
-"""Paper B's figure registry (part 1) and the A-vs-B comparison: every figure and table,
+"""Paper B's figure registry and the A-vs-B comparison: every figure and table,
 its files and the rule writing it (see :mod:`skillneurons.reporting.registry`)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ DEACTIVATION = "Paper B: deactivation"
 TRAINING = "Paper B: neuron-only fine-tuning"
 COMPARISON = "Paper A vs B"
 GENERALIZATION = "Paper B: generalization"
+CONTINUAL = "Paper B: continual learning"
 FINDINGS = "Paper B: findings"
 
 
@@ -119,6 +120,29 @@ PAPER_B: tuple[PaperOutput, ...] = (
             ),
         ),
         requires=("generalization",),
+    ),
+    PaperOutput(
+        "B-T5, B-F4",
+        "continual learning: CL per order and method (SeqFT, NCFT, W-NCFT, per-task FT; "
+        "EPI, O-LoRA, SeqLoRA quoted), the a_ij matrices, FG per stage",
+        CONTINUAL,
+        (
+            Product(
+                "continual_tables",
+                {
+                    "csv": "tables/B-T5.csv",
+                    "md": "tables/B-T5.md",
+                    "matrix_csv": "tables/B-T5_matrix.csv",
+                    "matrix_md": "tables/B-T5_matrix.md",
+                    "fg_csv": "tables/B-F4.csv",
+                    "fg_md": "tables/B-F4.md",
+                    "png": "figures/B-F4.png",
+                    "pdf": "figures/B-F4.pdf",
+                },
+                {"csv": "B-T5", "png": "B-F4"},
+            ),
+        ),
+        requires=("continual",),
     ),
     PaperOutput(
         "paper B claims",

@@ -223,3 +223,86 @@ def similarity_points(
             for (trained, task), value in means.items()
         ]
     )
+
+
+#: B-T5's methods as paper B names them, with its mean CL over the Standard benchmark's
+#: orders 1-3 (Table 5); EPI, O-LoRA and SeqLoRA are quoted, never measured here.
+CONTINUAL_NAMES = {"seqft": "SeqFT", "ncft": "NCFT", "wncft": "W-NCFT", "per_task": "Per-task FT"}
+PAPER_STANDARD_CL = {"SeqFT": 47.1, "SeqLoRA": 53.8, "EPI": 48.4, "O-LoRA": 76.1,
+                     "NCFT": 71.3, "W-NCFT": 73.3, "Per-task FT": 77.2}  # fmt: skip
+QUOTED_METHODS = ("SeqLoRA", "EPI", "O-LoRA")
+
+
+def _per_task_matrix(per_task: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    accuracy = per_task.set_index("eval_task")["accuracy"]
+    return pd.DataFrame({len(order): [accuracy[task] for task in order]}, index=list(order))
+
+
+def continual_matrices(
+    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame
+) -> dict[tuple[str, str], pd.DataFrame]:
+    """``a_ij`` per (order, method) (:func:`skillneurons.paper_b.continual.accuracy_matrix`);
+    per-task FT's is one column, each task's own model."""
+    from skillneurons.paper_b.continual import accuracy_matrix
+
+    matrices = {}
+    for name, frame in results.items():
+        order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
+        for method in ("seqft", "ncft", "wncft"):
+            matrices[(name, method)] = accuracy_matrix(frame, method, order)
+        matrices[(name, "per_task")] = _per_task_matrix(per_task, order)
+    return matrices
+
+
+def continual_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
+    """B-T5: per order and method, CL (Eq. 4, %) with paper B's mean over the Standard
+    orders beside it; then paper B's EPI, O-LoRA and SeqLoRA rows, quoted (``source``)."""
+    from skillneurons.paper_b.continual import cl_score
+
+    def row(order: str, name: str, cl: float, source: str) -> dict:
+        paper = PAPER_STANDARD_CL[name]
+        return {"order": order, "method": name, "cl": cl, "paper_standard_mean": paper,
+                "source": source}  # fmt: skip
+
+    rows = [
+        row(order, CONTINUAL_NAMES[method], 100 * cl_score(matrix), "measured")
+        for (order, method), matrix in continual_matrices(results, per_task).items()
+    ]
+    rows += [
+        row(
+            "Standard, orders 1-3",
+            name,
+            PAPER_STANDARD_CL[name],
+            "paper B, Table 5 (quoted, not measured)",
+        )  # fmt: skip
+        for name in QUOTED_METHODS
+    ]
+    return pd.DataFrame(rows)
+
+
+def continual_matrix_table(
+    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame
+) -> pd.DataFrame:
+    """Every ``a_ij`` (%): order, method, task ``i``, then one column per stage ``j``."""
+    frames = []
+    for (order, method), matrix in continual_matrices(results, per_task).items():
+        shown = (100 * matrix).rename(columns=lambda stage: f"stage {stage}")
+        frames.append(shown.rename_axis("task").reset_index().assign(order=order, method=method))
+    table = pd.concat(frames, ignore_index=True)
+    return table[["order", "method", "task", *[c for c in table if c.startswith("stage")]]]
+
+
+def forgetting_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
+    """B-F4: FG_j (Eq. 5, %) per order, method and stage ``j >= 2``, with per-task FT's
+    accuracies as ``A_i``."""
+    from skillneurons.paper_b.continual import forgetting
+
+    reference = per_task.set_index("eval_task")["accuracy"].to_dict()
+    rows = []
+    for (order, method), matrix in continual_matrices(results, per_task).items():
+        if method == "per_task":
+            continue
+        for stage, value in forgetting(matrix, reference).items():
+            rows.append({"order": order, "method": CONTINUAL_NAMES[method], "stage": stage,
+                         "fg": value})  # fmt: skip
+    return pd.DataFrame(rows)

@@ -445,3 +445,25 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     return figure
+
+
+def forgetting_figure(table: pd.DataFrame, title: str) -> plt.Figure:
+    """B-F4: FG_j (Eq. 5) against the stage ``j``, one line per method, one panel per
+    order (:func:`skillneurons.paper_b.tables.forgetting_table` rows); stage 1 is 100 by
+    definition."""
+    orders = list(dict.fromkeys(table["order"]))
+    figure, axes = _grid(len(orders), width=3.6, height=2.8, columns=3)
+    for axis, order in zip(axes, orders, strict=False):
+        chosen = table[table["order"] == order]
+        for index, (method, rows) in enumerate(chosen.groupby("method", sort=False)):
+            stages = [1, *rows["stage"]]
+            axis.plot(stages, [100.0, *rows["fg"]], marker="o", markersize=3,
+                      color=COLORS[index % len(COLORS)], label=method)  # fmt: skip
+        axis.set_title(order, fontsize=9)
+        axis.set_xlabel("stage j (tasks learnt)", fontsize=8)
+        axis.set_ylabel("FG_j (% of per-task FT)", fontsize=8)
+        axis.tick_params(labelsize=7)
+        axis.legend(fontsize=6)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,220 @@
+"""Neuron-level continual fine-tuning (paper B, §6, A.2): the W-NCFT weights (Eqs.
+10-11) and parameter combination (Eq. 12) against hand computations, the metrics CL
+(Eq. 4) and FG (Eq. 5), and the methods on a tiny model: NCFT changes only the stage's
+neurons, W-NCFT restores the model, SeqFT and per-task FT train the backbone."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.sites import ffn_sites
+from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.classifiers import task_classifiers
+from skillneurons.paper_b.continual import (
+    accuracy_matrix,
+    cl_score,
+    combined_neurons,
+    forgetting,
+    neuron_level_fine_tuning,
+    per_task_fine_tuning,
+    sequential_fine_tuning,
+    stage_weights,
+    take_snapshot,
+    task_feature,
+)
+from tiny_models import tiny, word_tokenizer
+
+WORDS = {"sentiment": ["Negative", "Positive"], "negation": ["bad", "good"]}
+SETTINGS = TrainingSettings(learning_rate=1e-2, batch_size=2, max_steps=2, eval_every=2,
+                            patience=1, seed=0)  # fmt: skip
+
+
+def tasks(tokenizer):
+    def split(texts, labels):
+        return encode_split(tokenizer, texts, [None] * len(texts), labels, 16)
+
+    sentiment = split(["good", "bad", "very good", "not good", "very bad"], [1, 0, 1, 0, 0])
+    negation = split(["not bad", "bad", "not good", "good"], [1, 0, 1, 0])
+    return {
+        "sentiment": {"train": sentiment, "dev": sentiment, "test": sentiment},
+        "negation": {"train": negation, "dev": negation, "test": negation},
+    }
+
+
+def test_stage_weights_are_the_softmax_of_cosines():
+    weights = stage_weights([np.array([2.0, 0.0]), np.array([0.0, 3.0])], np.array([1.0, 0.0]))
+    np.testing.assert_allclose(weights, [np.e / (np.e + 1), 1 / (np.e + 1)])
+    sharp = stage_weights([np.array([2.0, 0.0]), np.array([0.0, 3.0])], np.array([1.0, 0]), 0.5)
+    np.testing.assert_allclose(sharp, [np.e**2 / (np.e**2 + 1), 1 / (np.e**2 + 1)])
+
+
+def test_task_feature_is_the_mean_over_samples_of_the_token_mean():
+    tokenizer = word_tokenizer()
+    loaded = tiny("masked_lm", tokenizer)
+    classifier = task_classifiers(loaded, WORDS)["sentiment"]
+    split = tasks(tokenizer)["sentiment"]["train"]
+    feature = task_feature(classifier, split, batch_size=2, max_samples=3)
+    expected = []
+    for row in range(3):  # one sample at a time: no padding
+        batch = split.batch([row], classifier.pad_id)
+        kwargs = classifier.sequence(batch["input_ids"], batch["attention_mask"])
+        hidden = loaded.model.base_model(**kwargs).last_hidden_state[0]
+        expected.append(hidden.double().mean(dim=0).detach().numpy())
+    np.testing.assert_allclose(feature, np.mean(expected, axis=0), rtol=1e-5, atol=1e-6)
+
+
+def output_columns(model):
+    return [site.output_projection.weight.detach().clone() for site in ffn_sites(model)]
+
+
+def test_combined_neurons_follow_eq_12_and_restore_the_model():
+    loaded = tiny("masked_lm", word_tokenizer())
+    model = loaded.model
+    first = take_snapshot(model, "a", {0: np.array([1, 2])})
+    with torch.no_grad():
+        for site in ffn_sites(model):
+            site.output_projection.weight.add_(1.0)  # the later stage's values differ
+            site.input_projections[0].weight.add_(2.0)
+    second = take_snapshot(model, "b", {0: np.array([2, 3])})
+    now = output_columns(model)
+    weights = np.array([0.25, 0.75])
+    rows_now = ffn_sites(model)[0].input_projections[0].weight.detach().clone()
+    with combined_neurons(model, [first, second], weights):
+        inside = output_columns(model)
+        rows_inside = ffn_sites(model)[0].input_projections[0].weight.detach().clone()
+    # neuron 1: only stage a holds it; 3: only b; 2: both, normalized 0.25 a + 0.75 b
+    torch.testing.assert_close(inside[0][:, 1], now[0][:, 1] - 1.0)
+    torch.testing.assert_close(inside[0][:, 3], now[0][:, 3])
+    torch.testing.assert_close(inside[0][:, 2], now[0][:, 2] - 0.25)
+    torch.testing.assert_close(inside[0][:, 0], now[0][:, 0])  # in no set
+    torch.testing.assert_close(inside[1], now[1])  # layer 1: no set
+    torch.testing.assert_close(rows_inside[1], rows_now[1] - 2.0)  # the input rows too
+    torch.testing.assert_close(rows_inside[2], rows_now[2] - 0.5)
+    for after, before in zip(output_columns(model), now, strict=True):
+        assert torch.equal(after, before)  # restored on exit
+    with combined_neurons(model, [first, second], weights, combine="literal"):
+        literal = output_columns(model)
+    torch.testing.assert_close(literal[0][:, 2], 0.25 * (now[0][:, 2] - 1) + 0.75 * now[0][:, 2])
+    torch.testing.assert_close(literal[0][:, 1], 0.25 * (now[0][:, 1] - 1))
+    with pytest.raises(ValueError, match="combine"):
+        with combined_neurons(model, [first], np.ones(1), combine="mean"):
+            pass
+
+
+def test_cl_and_forgetting_by_hand():
+    rows = [
+        ("x", 1, 0.8), ("x", 2, 0.6), ("x", 3, 0.4),
+        ("y", 2, 0.9), ("y", 3, 0.45),
+        ("z", 3, 0.7),
+    ]  # fmt: skip
+    frame = pd.DataFrame([{"method": "ncft", "eval_task": t, "stage": s, "accuracy": a}
+                          for t, s, a in rows])  # fmt: skip
+    matrix = accuracy_matrix(frame, "ncft", ["x", "y", "z"])
+    assert np.isnan(matrix.loc["z", 1]) and matrix.loc["y", 2] == 0.9
+    assert cl_score(matrix) == pytest.approx((0.4 + 0.45 + 0.7) / 3)
+    fg = forgetting(matrix, {"x": 0.8, "y": 0.9, "z": 0.7})
+    assert fg == pytest.approx({2: 100 * 0.6 / 0.8, 3: 100 * (0.4 / 0.8 + 0.45 / 0.9) / 2})
+
+
+def test_ncft_trains_only_each_stages_neurons_and_wncft_tests_every_learnt_task():
+    tokenizer = word_tokenizer()
+    loaded = tiny("masked_lm", tokenizer)
+    encoded = tasks(tokenizer)
+    heads = task_classifiers(loaded, WORDS)
+    before = {name: p.detach().clone() for name, p in loaded.model.named_parameters()}
+    features = {t: task_feature(heads[t], encoded[t]["train"], 2, None) for t in WORDS}
+    relevance = {"batch_size": 2, "definition": "sample_abs", "max_samples": None}
+    frame, metrics = neuron_level_fine_tuning(
+        loaded, heads, encoded, ["sentiment", "negation"], SETTINGS, fraction=0.25,
+        relevance=relevance, seed=0, features=features, batch_size=4,
+    )  # fmt: skip
+    assert frame[["method", "stage", "eval_task"]].values.tolist() == [
+        ["ncft", 1, "sentiment"], ["wncft", 1, "sentiment"],
+        ["ncft", 2, "sentiment"], ["ncft", 2, "negation"],
+        ["wncft", 2, "sentiment"], ["wncft", 2, "negation"],
+    ]  # fmt: skip
+    assert [m["neurons"] for m in metrics] == [16, 16]  # 25% of 2 layers x 32
+    after = dict(loaded.model.named_parameters())
+    changed = {n for n in before if not torch.equal(before[n], after[n])}
+    assert changed and all("intermediate" in n or "output.dense" in n for n in changed)
+    assert not any("attention" in n for n in changed)
+    # one stage learnt: W-NCFT has one snapshot, so it is NCFT exactly
+    first = frame[frame["stage"] == 1]
+    assert (first["correct"].iloc[0] == first["correct"].iloc[1]).all()
+    weights = metrics[1]["wncft_weights"]
+    assert set(weights) == {"sentiment", "negation"} and len(weights["negation"]) == 2
+    assert sum(weights["negation"]) == pytest.approx(1.0)
+
+
+def test_seqft_and_per_task_train_the_backbone_from_where_they_start():
+    tokenizer = word_tokenizer()
+    encoded = tasks(tokenizer)
+    loaded = tiny("masked_lm", tokenizer)
+    heads = task_classifiers(loaded, WORDS)
+    embeddings = loaded.model.get_input_embeddings().weight.detach().clone()
+    frame, metrics = sequential_fine_tuning(
+        loaded, heads, encoded, ["sentiment", "negation"], SETTINGS,
+        freeze_embeddings=True, batch_size=4,
+    )  # fmt: skip
+    assert frame["stage"].tolist() == [1, 2, 2] and len(metrics) == 2
+    assert torch.equal(loaded.model.get_input_embeddings().weight, embeddings)
+    assert not any(p.requires_grad for p in loaded.model.parameters())
+    fresh = tiny("masked_lm", tokenizer)
+    result, _ = per_task_fine_tuning(
+        fresh, task_classifiers(fresh, WORDS), encoded, "negation", SETTINGS,
+        freeze_embeddings=True, batch_size=4,
+    )  # fmt: skip
+    assert result[["method", "stage", "eval_task"]].values.tolist() == [
+        ["per_task", 1, "negation"]
+    ]
+
+
+def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
+    from skillneurons.paper_b.groups import continual_orders
+
+    assert continual_orders(["a", "b", "c"], None) == {"order1": ["a", "b", "c"]}
+    assert continual_orders(["a"], None) == {}
+    assert continual_orders(["a", "b", "c"], [["c", "a"], ["b", "c"]]) == {
+        "order1": ["c", "a"],
+        "order2": ["b", "c"],
+    }
+    assert continual_orders(["a", "b"], []) == {}
+    with pytest.raises(ValueError, match=r"orders\[1\]: \['z'\] are not among"):
+        continual_orders(["a", "b"], [["a", "b"], ["a", "z"]])
+    with pytest.raises(ValueError, match="twice"):
+        continual_orders(["a", "b"], [["a", "b", "a"]])
+
+
+def test_continual_claims_compare_final_accuracies_on_the_same_samples():
+    from skillneurons.paper_b.continual_findings import continual_claims
+    from skillneurons.reporting.findings import BootstrapSettings
+
+    def rows(method, correct_x, correct_y):
+        return [
+            {"method": method, "stage": 1, "stage_task": "x", "eval_task": "x",
+             "accuracy": 1.0, "correct": np.ones(4, bool)},
+            {"method": method, "stage": 2, "stage_task": "y", "eval_task": "x",
+             "accuracy": np.mean(correct_x), "correct": np.array(correct_x, bool)},
+            {"method": method, "stage": 2, "stage_task": "y", "eval_task": "y",
+             "accuracy": np.mean(correct_y), "correct": np.array(correct_y, bool)},
+        ]  # fmt: skip
+
+    frame = pd.DataFrame(
+        rows("seqft", [0, 0, 0, 1], [1, 1, 1, 1])
+        + rows("ncft", [1, 1, 0, 1], [1, 1, 1, 0])
+        + rows("wncft", [1, 1, 1, 1], [1, 1, 1, 0])
+    )
+    per_task = pd.DataFrame(
+        [{"method": "per_task", "stage": 1, "stage_task": t, "eval_task": t,
+          "accuracy": 1.0, "correct": np.ones(4, bool)} for t in ("x", "y")]
+    )  # fmt: skip
+    settings = BootstrapSettings(resamples=200, alpha=0.05, seed=0)
+    found = continual_claims({"order1": frame}, per_task, settings)
+    estimates = [row["estimate"] for row in found]
+    # CL: SeqFT (0.25 + 1) / 2, NCFT (0.75 + 0.75) / 2, W-NCFT (1 + 0.75) / 2, per-task 1
+    assert estimates == pytest.approx([0.125, 0.25, 0.125, 0.25, 0.125])
+    assert all(row["ci_low"] <= row["estimate"] <= row["ci_high"] for row in found)
+    empty = continual_claims({}, per_task, settings)
+    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 5

@@ -1,0 +1,49 @@
+"""Rule continual_training: learn the tasks of one order in turn by SeqFT (method seqft)
+or by NCFT, testing W-NCFT beside it (method ncft: its file holds both), after every
+stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4)."""
+
+from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.runlog import job_log
+from skillneurons.models.loading import load_on_device
+from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
+from skillneurons.paper_b.continual import (
+    neuron_level_fine_tuning,
+    sequential_fine_tuning,
+    task_feature,
+)
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, params, output = snakemake.input, snakemake.params, snakemake.output
+    method = snakemake.wildcards.method
+    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
+    order = params.order
+    encoded = encode_tasks(loaded, inputs.splits, order, params.instructions, params.max_length)
+    heads = task_classifiers(loaded, {task: params.label_words[task] for task in order})
+    training = TrainingSettings.from_config(params.training, params.seed)
+    if method == "seqft":
+        results, metrics = sequential_fine_tuning(
+            loaded, heads, encoded, order, training,
+            freeze_embeddings=params.freeze_embeddings, batch_size=params.batch_size,
+        )  # fmt: skip
+    else:
+        features = {
+            task: task_feature(
+                heads[task], encoded[task]["train"], params.batch_size, params.feature_samples
+            )  # fmt: skip
+            for task in order
+        }
+        relevance = {
+            "batch_size": params.relevance["batch_size"],
+            "definition": params.relevance["definition"],
+            "max_samples": params.relevance["attribution_samples"],
+        }
+        results, metrics = neuron_level_fine_tuning(
+            loaded, heads, encoded, order, training, fraction=params.fraction,
+            relevance=relevance, seed=params.seed, features=features,
+            temperature=params.temperature, combine=params.combine,
+            batch_size=params.batch_size, output_only=params.output_only,
+        )  # fmt: skip
+    identity = {"model": snakemake.wildcards.model, "order": snakemake.wildcards.order}
+    write_frame_parquet(output.results, results, {**identity, "tasks": order})
+    write_json(output.metrics, {**identity, "method": method, "tasks": order, "stages": metrics})

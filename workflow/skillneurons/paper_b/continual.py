@@ -1,0 +1,366 @@
+"""Neuron-level continual fine-tuning (paper B, §6, appendix A.2, Tables 5 and 12-14,
+Figure 4): B-T5 and B-F4.
+
+The tasks of an order are learnt one after another, each stage starting from the model
+the previous stage left; after every stage the tasks learnt so far are tested. Methods:
+
+``seqft``     full fine-tuning on each task in turn (the word embeddings frozen, as in
+              the multi-task model);
+``ncft``      at each stage only the current task's top ``k``% neurons, found on the
+              current model, are trained (:class:`NeuronDeltas`, folded into the weights
+              after the stage); a neuron may belong to several tasks' sets;
+``wncft``     NCFT's model, tested with every neuron of the tasks learnt so far set from
+              the snapshots of the stages whose sets hold it, weighted by the test
+              task's similarity to each stage's task (A.2, Eqs. 10-12, below);
+``per_task``  one model per task, fully fine-tuned from the base model alone (the upper
+              reference ``A_i`` of Eq. 5).
+
+**W-NCFT** (A.2). A task's vector ``fea`` is the mean over its samples of the mean
+last-layer hidden state over the sample's real tokens, on the base model (Eq. 10's
+features; ``paper_b.continual.feature_samples`` training samples). Testing task ``j``
+after stage ``i``, the weights are ``Softmax_k(cos(fea_j, fea_k))`` over the stages
+``k <= i`` (Eq. 11, temperature ``paper_b.continual.temperature``, paper: 1). Each
+neuron ``n`` of any stage's set takes (Eq. 12) ``Σ_{k∋n} w_k θ_n^(k) / Σ_{k∋n} w_k``
+(``combine: normalized``, default: a neuron one stage trained keeps that stage's values,
+so W-NCFT equals NCFT on disjoint sets) or ``Σ_{k∋n} w_k θ_n^(k)`` (``literal``: Eq. 12
+with every stage's matrix zero outside its set, which shrinks shared neurons by about
+``1/i``); ``θ_n^(k)`` is the neuron's parameters after stage ``k``. Other neurons stay
+as they are. It needs the test task's identity, as paper B's does.
+
+Results (``results/{model}/paper_b/continual/{order}/*.parquet``): ``method``,
+``stage`` (1-based: tested after learning the first ``stage`` tasks), ``stage_task``
+(the task learnt at that stage), ``eval_task``, ``accuracy`` and ``correct`` (bool per
+test sample); :func:`accuracy_matrix` turns them into ``a_ij``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.sites import ffn_sites, neuron_parameters
+from skillneurons.models.training import TrainingSettings, train
+from skillneurons.paper_b.classifiers import unfreeze_backbone
+from skillneurons.paper_b.evaluation import correct_on
+from skillneurons.paper_b.relevance import relevance as task_relevance
+from skillneurons.paper_b.relevance import relevance_table, task_neurons
+
+METHODS = ("seqft", "ncft", "wncft", "per_task")
+COMBINES = ("normalized", "literal")
+COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
+Neurons = Mapping[int, np.ndarray]
+
+
+def results_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return frame.astype({"stage": "int64", "accuracy": "float64"})
+
+
+def _row(method: str, stage: int, stage_task: str, eval_task: str, correct) -> dict:
+    correct = np.asarray(correct, bool)
+    return {
+        "method": method,
+        "stage": stage,
+        "stage_task": stage_task,
+        "eval_task": eval_task,
+        "accuracy": float(correct.mean()),
+        "correct": correct,
+    }
+
+
+# ------------------------------------------------------------------------ W-NCFT pieces
+
+
+@torch.no_grad()
+def task_feature(classifier, split: EncodedSplit, batch_size: int, max_samples: int | None):
+    """Eq. 10's ``fea``: per sample the mean last-layer hidden state over its real tokens
+    (the classifier's input layout), averaged over the first ``max_samples`` samples;
+    float64 ``[hidden]``."""
+    rows = list(range(len(split) if max_samples is None else min(max_samples, len(split))))
+    total, count = None, 0
+    device = next(classifier.backbone.parameters()).device
+    for start in range(0, len(rows), batch_size):
+        batch = split.batch(rows[start : start + batch_size], classifier.pad_id, device)
+        kwargs = classifier.sequence(
+            batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids")
+        )
+        hidden = classifier.backbone.base_model(**kwargs).last_hidden_state.double()
+        mask = kwargs["attention_mask"].unsqueeze(-1).double()
+        means = (hidden * mask).sum(dim=1) / mask.sum(dim=1)
+        total = means.sum(dim=0) if total is None else total + means.sum(dim=0)
+        count += len(means)
+    return (total / count).cpu().numpy()
+
+
+def stage_weights(
+    features: Sequence[np.ndarray], target: np.ndarray, temperature: float = 1.0
+) -> np.ndarray:
+    """Eq. 11: the softmax over the learnt stages of the cosine similarity (Eq. 10) of
+    each stage's task vector with the test task's, divided by ``temperature``."""
+    cosines = np.array(
+        [f @ target / (np.linalg.norm(f) * np.linalg.norm(target)) for f in features]
+    )
+    scaled = cosines / temperature
+    weights = np.exp(scaled - scaled.max())
+    return weights / weights.sum()
+
+
+@dataclass
+class StageSnapshot:
+    """The parameters of one stage's neurons right after its stage: per layer the
+    neuron indices and one tensor per parameter place (``view.index_select(axis, ·)``
+    of :func:`skillneurons.models.sites.neuron_parameters`)."""
+
+    task: str
+    neurons: dict[int, np.ndarray]
+    values: dict[int, list[torch.Tensor]]
+
+
+def _places(model: torch.nn.Module, output_only: bool):
+    return {
+        site.layer: neuron_parameters(site, torch.arange(site.width), output_only)
+        for site in ffn_sites(model)
+    }
+
+
+@torch.no_grad()
+def take_snapshot(
+    model: torch.nn.Module, task: str, neurons: Neurons, output_only: bool = False
+) -> StageSnapshot:
+    places = _places(model, output_only)
+    values = {}
+    for layer, chosen in neurons.items():
+        if len(chosen):
+            index = torch.as_tensor(np.asarray(chosen), dtype=torch.long)
+            values[layer] = [
+                view.index_select(axis, index.to(view.device)).clone()
+                for view, axis in places[layer]
+            ]
+    kept = {layer: np.asarray(chosen, np.int64) for layer, chosen in neurons.items()}
+    return StageSnapshot(task, kept, values)
+
+
+def _shape(weights: torch.Tensor, axis: int, ndim: int) -> torch.Tensor:
+    shape = [1] * ndim
+    shape[axis] = -1
+    return weights.reshape(shape)
+
+
+@contextmanager
+def combined_neurons(
+    model: torch.nn.Module,
+    snapshots: Sequence[StageSnapshot],
+    weights: np.ndarray,
+    combine: str = "normalized",
+    output_only: bool = False,
+):
+    """Within the block, every neuron of ``snapshots`` holds Eq. 12's combination of its
+    stages' values with ``weights`` (one per snapshot; the module docstring); the
+    model's parameters are restored on exit."""
+    if combine not in COMBINES:
+        raise ValueError(f"paper_b.continual.combine {combine!r} is unknown; use {COMBINES}")
+    places = _places(model, output_only)
+    saved = []
+    with torch.no_grad():
+        for layer, layer_places in places.items():
+            held = [(float(w), s) for w, s in zip(weights, snapshots, strict=True)
+                    if layer in s.values]  # fmt: skip
+            if not held:
+                continue
+            union = np.unique(np.concatenate([s.neurons[layer] for _, s in held]))
+            index = torch.as_tensor(union, dtype=torch.long)
+            where = [torch.as_tensor(np.searchsorted(union, s.neurons[layer])) for _, s in held]
+            total = torch.zeros(len(union), dtype=torch.float64)
+            for (weight, _), positions in zip(held, where, strict=True):
+                total[positions] += weight
+            for place, (view, axis) in enumerate(layer_places):
+                current = view.index_select(axis, index.to(view.device))
+                saved.append((view, axis, index.to(view.device), current.clone()))
+                mixed = torch.zeros_like(current, dtype=torch.float64)
+                for (weight, snapshot), positions in zip(held, where, strict=True):
+                    values = snapshot.values[layer][place].double()
+                    mixed.index_add_(axis, positions.to(view.device), weight * values)
+                if combine == "normalized":
+                    mixed = mixed / _shape(total.to(view.device), axis, mixed.ndim)
+                view.index_copy_(axis, index.to(view.device), mixed.to(view.dtype))
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for view, axis, index, values in saved:
+                view.index_copy_(axis, index, values)
+
+
+# ------------------------------------------------------------------------------ methods
+
+
+def _tested(heads, encoded, order, stage, method, batch_size) -> list[dict]:
+    return [
+        _row(
+            method,
+            stage,
+            order[stage - 1],
+            task,
+            correct_on(heads[task], encoded[task]["test"], batch_size),
+        )  # fmt: skip
+        for task in order[:stage]
+    ]
+
+
+def _fully_fine_tune(loaded, classifier, splits, training, freeze_embeddings):
+    """Train every backbone weight (the embeddings too unless frozen) on ``splits``'
+    training split, keep the best dev state, and freeze the backbone again."""
+    unfreeze_backbone(loaded, freeze_embeddings)
+    result = train(classifier, splits["train"], splits["dev"], training, classifier.pad_id)
+    for parameter in loaded.model.parameters():
+        parameter.requires_grad_(False)
+    return result
+
+
+def _training_metrics(task: str, result) -> dict:
+    return {
+        "task": task,
+        "best_step": result.best_step,
+        "dev_accuracy": result.best_dev_accuracy,
+        "dev_curve": result.dev_curve,
+    }
+
+
+def sequential_fine_tuning(
+    loaded: LoadedModel,
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    order: Sequence[str],
+    training: TrainingSettings,
+    *,
+    freeze_embeddings: bool,
+    batch_size: int,
+) -> tuple[pd.DataFrame, list[dict]]:
+    """SeqFT: full fine-tuning on each task of ``order`` in turn; after each stage the
+    tasks learnt so far are tested. ``loaded``'s weights are changed."""
+    rows, metrics = [], []
+    for stage, task in enumerate(tqdm(order, desc="SeqFT stages"), start=1):
+        result = _fully_fine_tune(loaded, heads[task], encoded[task], training, freeze_embeddings)
+        metrics.append(_training_metrics(task, result))
+        rows += _tested(heads, encoded, order, stage, "seqft", batch_size)
+    return results_frame(rows), metrics
+
+
+def neuron_level_fine_tuning(
+    loaded: LoadedModel,
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    order: Sequence[str],
+    training: TrainingSettings,
+    *,
+    fraction: float,
+    relevance: Mapping[str, object],
+    seed: int,
+    features: Mapping[str, np.ndarray],
+    temperature: float = 1.0,
+    combine: str = "normalized",
+    batch_size: int,
+    output_only: bool = False,
+) -> tuple[pd.DataFrame, list[dict]]:
+    """NCFT and W-NCFT (the module docstring) over ``order``: at each stage the current
+    task's top ``fraction`` of neurons by relevance on the current model
+    (``relevance``: the keyword settings of
+    :func:`skillneurons.paper_b.relevance.relevance`) are trained and folded in; then
+    the tasks learnt so far are tested as the model is (``ncft``) and with their stage
+    snapshots combined by similarity to the test task (``wncft``, task vectors
+    ``features``). ``loaded``'s weights are changed."""
+    rows, metrics, snapshots = [], [], []
+    for stage, task in enumerate(tqdm(order, desc="NCFT stages"), start=1):
+        classifier = heads[task]
+        values = task_relevance(classifier, encoded[task]["train"], **relevance)
+        neurons = task_neurons(relevance_table(values, task, seed), fraction)
+        classifier.deltas = NeuronDeltas(classifier.backbone, neurons, output_only)
+        result = train(
+            classifier, encoded[task]["train"], encoded[task]["dev"], training,
+            classifier.pad_id,
+        )  # fmt: skip
+        classifier.deltas.fold()
+        del classifier.deltas
+        earlier = [s.neurons for s in snapshots]
+        snapshots.append(take_snapshot(loaded.model, task, neurons, output_only))
+        metrics.append(
+            {
+                **_training_metrics(task, result),
+                "neurons": int(sum(len(v) for v in neurons.values())),
+                "shared_with_earlier_stages": _shared(neurons, earlier),
+            }
+        )
+        rows += _tested(heads, encoded, order, stage, "ncft", batch_size)
+        stage_features = [features[s.task] for s in snapshots]
+        for eval_task in order[:stage]:
+            weights = stage_weights(stage_features, features[eval_task], temperature)
+            with combined_neurons(loaded.model, snapshots, weights, combine, output_only):
+                correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
+            rows.append(_row("wncft", stage, task, eval_task, correct))
+            metrics[-1].setdefault("wncft_weights", {})[eval_task] = weights.tolist()
+    return results_frame(rows), metrics
+
+
+def _shared(neurons: Neurons, earlier: Sequence[Neurons]) -> int:
+    """How many of ``neurons`` an earlier stage's set already holds."""
+    count = 0
+    for layer, chosen in neurons.items():
+        before = [np.asarray(e.get(layer, []), np.int64) for e in earlier]
+        if before:
+            count += int(np.isin(chosen, np.concatenate(before)).sum())
+    return count
+
+
+def per_task_fine_tuning(
+    loaded: LoadedModel,
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    task: str,
+    training: TrainingSettings,
+    *,
+    freeze_embeddings: bool,
+    batch_size: int,
+) -> tuple[pd.DataFrame, dict]:
+    """Per-task FT: fully fine-tune the base model on ``task`` alone and test it (the
+    reference ``A_i`` of Eq. 5; ``stage`` 1)."""
+    result = _fully_fine_tune(loaded, heads[task], encoded[task], training, freeze_embeddings)
+    rows = _tested(heads, encoded, [task], 1, "per_task", batch_size)
+    return results_frame(rows), _training_metrics(task, result)
+
+
+# ------------------------------------------------------------------------------ metrics
+
+
+def accuracy_matrix(results: pd.DataFrame, method: str, order: Sequence[str]) -> pd.DataFrame:
+    """``a_ij`` of ``method``: rows the tasks ``i`` of ``order``, columns the stages ``j``
+    (1-based); NaN where task ``i`` is not yet learnt (``i > j``)."""
+    rows = results[results["method"] == method]
+    matrix = rows.pivot(index="eval_task", columns="stage", values="accuracy")
+    return matrix.reindex(index=list(order), columns=range(1, len(order) + 1))
+
+
+def cl_score(matrix: pd.DataFrame) -> float:
+    """Eq. 4: ``CL = (1/N) Σ_i a_{i,N}``, the mean accuracy after the last stage."""
+    return float(matrix.iloc[:, -1].mean())
+
+
+def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int, float]:
+    """Eq. 5: ``FG_j = 1/(j-1) Σ_{i<j} a_ij / A_i × 100`` for every stage ``j >= 2``
+    (``reference``: per-task FT's ``A_i``). A retention ratio: higher is better."""
+    order = list(matrix.index)
+    return {
+        stage: float(
+            100
+            * np.mean([matrix.loc[task, stage] / reference[task] for task in order[: stage - 1]])
+        )
+        for stage in range(2, len(order) + 1)
+    }
