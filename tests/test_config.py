@@ -184,3 +184,16 @@ def test_paper_b_experiments_cannot_wait_for_each_other():
         )
     checked = validate_config({"paper_b": {"identify_on": {"deactivation": "base"}}})
     assert checked["paper_b"]["identify_on"] == {"deactivation": "base", "training": "base"}
+
+
+def test_task_subsets_follow_the_configured_tasks():
+    from skillneurons.data.task_choice import task_subset
+
+    types = {"q": "inference", "r": "sentiment", "t": "topic", "s": "sentiment"}
+    assert task_subset("random_label_words", "auto", types) == ["r"]
+    assert task_subset("tuning_methods", "auto", types) == ["r", "t"]
+    assert task_subset("tuning_methods", "auto", {"q": "inference"}) == ["q"]
+    assert task_subset("tuning_methods", None, types) == ["q", "r", "t", "s"]
+    assert task_subset("tuning_methods", ["t"], types) == ["t"]
+    with pytest.raises(ValueError, match=r"tuning_methods.tasks \['z'\] are not among"):
+        task_subset("tuning_methods", ["t", "z"], types)

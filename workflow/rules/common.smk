@@ -4,6 +4,9 @@ and its params (only the keys of a config section that its job uses)."""
 
 from pathlib import Path
 
+from snakemake.logging import logger
+
+from skillneurons.data.task_choice import task_subset as choose_tasks
 from skillneurons.data.tasks import resolve_tasks
 from skillneurons.models.label_words import default_label_words
 from skillneurons.models.specs import gguf_models, prepared_directory, resolve_models
@@ -36,14 +39,12 @@ def first_task(condition):
 
 
 def task_subset(section):
-    """The tasks of config ``section``'s ``tasks`` key (null: every configured task)."""
+    """The tasks of config ``section``'s ``tasks`` key (skillneurons.data.task_choice:
+    a list, null for every configured task, auto for a rule); auto is logged."""
     chosen = config[section]["tasks"]
-    tasks = list(TASKS) if chosen is None else list(chosen)
-    unknown = sorted(set(tasks) - set(TASKS))
-    if unknown:
-        raise ValueError(
-            f"{section}.tasks {unknown} are not among the configured tasks {list(TASKS)}"
-        )
+    tasks = choose_tasks(section, chosen, TASK_TYPES)
+    if chosen == "auto":
+        logger.info(f"{section}.tasks: auto -> {tasks}")
     return tasks
 
 

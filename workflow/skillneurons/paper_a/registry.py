@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from skillneurons.reporting.registry import PaperOutput, Product, figure_product, table_product
 
-PROMPT_TUNING = "Paper A: prompt tuning"
-SKILL_NEURONS = "Paper A: skill neurons"
-PERTURBATION = "Paper A: perturbation"
-TASK_SPECIFICITY = "Paper A: task specificity"
-WORD_SELECTIVITY = "Paper A: word selectivity"
-TUNING_METHODS = "Paper A: adapters and BitFit"
-PRUNING = "Paper A: pruning"
-TRANSFERABILITY = "Paper A: transferability"
-FINDINGS = "Paper A: findings"
+PROMPT_TUNING = "Paper A - prompt tuning"
+SKILL_NEURONS = "Paper A - skill neurons"
+PERTURBATION = "Paper A - perturbation"
+TASK_SPECIFICITY = "Paper A - task specificity"
+WORD_SELECTIVITY = "Paper A - word selectivity"
+TUNING_METHODS = "Paper A - adapters and BitFit"
+PRUNING = "Paper A - pruning"
+TRANSFERABILITY = "Paper A - transferability"
+FINDINGS = "Paper A - findings"
 
 
 def _figure_and_tables(rule: str, stem: str, caption: str, summary: bool) -> Product:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from skillneurons.reporting.registry import PaperOutput, Product, figure_product, table_product
 
-DEACTIVATION = "Paper B: deactivation"
-TRAINING = "Paper B: neuron-only fine-tuning"
+DEACTIVATION = "Paper B - deactivation"
+TRAINING = "Paper B - neuron-only fine-tuning"
 COMPARISON = "Paper A vs B"
-GENERALIZATION = "Paper B: generalization"
-CONTINUAL = "Paper B: continual learning"
-FINDINGS = "Paper B: findings"
+GENERALIZATION = "Paper B - generalization"
+CONTINUAL = "Paper B - continual learning"
+FINDINGS = "Paper B - findings"
 
 
 def _table_and_figure(stem: str, prefix: str) -> dict[str, str]:
