@@ -6,12 +6,8 @@ from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b import continual
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
-from skillneurons.paper_b.continual import (
-    neuron_level_fine_tuning,
-    sequential_fine_tuning,
-    task_feature,
-)
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
@@ -22,13 +18,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     heads = task_classifiers(loaded, {task: params.label_words[task] for task in order})
     training = TrainingSettings.from_config(params.training, params.seed)
     if method == "seqft":
-        results, metrics = sequential_fine_tuning(
+        results, metrics = continual.sequential_fine_tuning(
             loaded, heads, encoded, order, training,
             freeze_embeddings=params.freeze_embeddings, batch_size=params.batch_size,
         )  # fmt: skip
     else:
         features = {
-            task: task_feature(
+            task: continual.task_feature(
                 heads[task], encoded[task]["train"], params.batch_size, params.feature_samples
             )  # fmt: skip
             for task in order
@@ -38,7 +34,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             "definition": params.relevance["definition"],
             "max_samples": params.relevance["attribution_samples"],
         }
-        results, metrics = neuron_level_fine_tuning(
+        results, metrics = continual.neuron_level_fine_tuning(
             loaded, heads, encoded, order, training, fraction=params.fraction,
             relevance=relevance, seed=params.seed, features=features,
             temperature=params.temperature, combine=params.combine,
