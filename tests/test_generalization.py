@@ -177,14 +177,18 @@ def correct_at(accuracy: float, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).permutation(values)
 
 
-def sweep(accuracies: dict[float, tuple[float, float]], experiment="multitask", trained="group"):
-    """A B-F2 results frame: per share, (in-domain, out-of-domain) accuracy."""
+def sweep(accuracies: dict[float, tuple[float, float]], experiment="multitask", trained="group",
+          collapsed=()):  # fmt: skip
+    """A B-F2 results frame: per share, (in-domain, out-of-domain) accuracy; the
+    (share, task) pairs in ``collapsed`` predicted one class."""
     rows = []
     for index, (proportion, (id_accuracy, ood_accuracy)) in enumerate(accuracies.items()):
         for task, role, value in (("a", "id", id_accuracy), ("b", "ood", ood_accuracy)):
+            classes = 1 if (proportion, task) in collapsed else 2
             rows.append({"experiment": experiment, "trained": trained, "proportion": proportion,
                          "overlap": np.nan, "eval_task": task, "role": role,
-                         "accuracy": value, "correct": correct_at(value, index)})  # fmt: skip
+                         "accuracy": value, "predicted_classes": classes,
+                         "correct": correct_at(value, index)})  # fmt: skip
     return results_frame(rows)
 
 
@@ -192,8 +196,11 @@ def test_proportion_table_starts_from_zero_shot():
     zero_shot = pd.DataFrame(
         [{"condition": "zero_shot", "eval_task": t, "accuracy": 0.5} for t in ("a", "b")]
     )
-    table = proportion_table(sweep({0.1: (0.6, 0.55), 1.0: (0.8, 0.7)}), zero_shot)
+    results = sweep({0.1: (0.6, 0.55), 1.0: (0.8, 0.7)}, collapsed={(1.0, "b")})
+    table = proportion_table(results, zero_shot)
     assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
+    assert np.isnan(table["single_class_tasks"].iloc[0])  # zero-shot: not recorded
+    assert table["single_class_tasks"].tolist()[1:] == [0.0, 1.0]
     assert table["id_mean"].tolist() == pytest.approx([50.0, 60.0, 80.0])
     assert table["ood_mean"].tolist() == pytest.approx([50.0, 55.0, 70.0])
 
@@ -216,6 +223,7 @@ def test_controlled_claim_and_table():
                                       ("drawn", 1.0, 0.7)):  # fmt: skip
             rows.append({"experiment": "controlled", "trained": trained, "proportion": q,
                          "overlap": share, "eval_task": "b", "role": "ood", "accuracy": value,
+                         "predicted_classes": 2,
                          "correct": correct_at(value, int(10 * share))})  # fmt: skip
     frame = results_frame(rows)
     row = controlled_claim(frame, SETTINGS)

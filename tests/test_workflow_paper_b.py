@@ -198,6 +198,7 @@ def test_generalization_results_and_tables_b_f2_b_f6(results):
     group = pd.read_parquet(results / "paper_b/generalization/proportions/group.parquet")
     assert tuple(group.columns) == GENERALIZATION_COLUMNS
     assert sorted(group["proportion"].unique()) == [0.1, 1.0]
+    assert group["predicted_classes"].between(1, 4).all()  # at most a task's labels
     roles = dict(zip(group["eval_task"], group["role"], strict=False))
     assert roles == {"syn_sst2": "id", "syn_agnews": "id", "syn_tweet": "ood"}
     single = pd.read_parquet(results / "paper_b/generalization/proportions/syn_sst2.parquet")
@@ -233,7 +234,9 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
     drawn = sorted(controlled.loc[controlled["trained"] == "drawn", "overlap"].unique())
     assert drawn[0] == 0.0 and 0 < drawn[-1] <= 1.0  # capped at the test tasks' neurons
     table = pd.read_csv(results / "tables/B-T9.csv")
-    assert table.columns.tolist() == ["proportion", "trained", "overlap", "id_mean", "ood_mean"]
+    assert table.columns.tolist() == [
+        "proportion", "trained", "overlap", "id_mean", "ood_mean", "single_class_tasks"
+    ]  # fmt: skip
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"]
 
 

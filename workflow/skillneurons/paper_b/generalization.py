@@ -26,7 +26,9 @@ Results table (``results/{model}/paper_b/generalization/*.parquet``):
 task, ``group``, or for B-T9 ``natural`` / ``drawn``), ``proportion`` (p or q),
 ``overlap`` (B-T9: the trained set's share of test-task neurons; NaN elsewhere),
 ``eval_task``, ``role`` (``id``, ``ood`` or ``other``: another training task after a
-single-task training), ``accuracy`` and ``correct`` (bool per test sample).
+single-task training), ``accuracy``, ``predicted_classes`` (how many labels the model
+predicted on the test split: 1 when training collapsed to one class) and ``correct``
+(bool per test sample).
 """
 
 from __future__ import annotations
@@ -39,8 +41,7 @@ import pandas as pd
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
 from skillneurons.models.neuron_deltas import NeuronDeltas
-from skillneurons.models.training import TrainingSettings, accuracy, train
-from skillneurons.paper_b.evaluation import correct_on
+from skillneurons.models.training import TrainingSettings, accuracy, predict, train
 from skillneurons.paper_b.relevance import layer_width, task_neurons
 
 COLUMNS = (
@@ -51,6 +52,7 @@ COLUMNS = (
     "eval_task",
     "role",
     "accuracy",
+    "predicted_classes",
     "correct",
 )
 Neurons = Mapping[int, np.ndarray]
@@ -163,13 +165,15 @@ def evaluate_rows(
     """One row per evaluated task (:data:`COLUMNS`), on the model as it is now."""
     rows = []
     for task, split in tests.items():
-        correct = correct_on(heads[task], split, batch_size)
+        predicted = predict(heads[task], split, batch_size, heads[task].pad_id)
+        correct = (predicted == split.labels).numpy()
         rows.append(
             {
                 **meta,
                 "eval_task": task,
                 "role": roles[task],
                 "accuracy": float(correct.mean()),
+                "predicted_classes": int(predicted.unique().numel()),
                 "correct": correct,
             }
         )
@@ -228,7 +232,10 @@ def train_neurons_of_tasks(
 
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    return frame.astype({"proportion": "float64", "overlap": "float64", "accuracy": "float64"})
+    return frame.astype(
+        {"proportion": "float64", "overlap": "float64", "accuracy": "float64",
+         "predicted_classes": "int64"}
+    )  # fmt: skip
 
 
 def _roles(trained: Sequence[str], train_tasks: Sequence[str], test_tasks: Sequence[str]):

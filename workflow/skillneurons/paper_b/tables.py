@@ -141,10 +141,19 @@ def _role_means(rows: pd.DataFrame) -> dict[str, float]:
     return {f"{role}_mean": 100 * float(means.get(role, np.nan)) for role in ("id", "ood")}
 
 
+def _single_class(rows: pd.DataFrame) -> float:
+    """How many evaluated tasks the model predicted one class for (a collapsed
+    training); NaN where the results do not say (the zero-shot row)."""
+    if "predicted_classes" not in rows:
+        return float("nan")
+    return float((rows["predicted_classes"] == 1).sum())
+
+
 def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
     """B-F2 / B-F6: per trained task (``group`` for B-F2) and proportion, the mean
-    in-domain and out-of-domain accuracy (%) and every evaluated task's; a first row
-    per trained task at proportion 0 is the untrained (zero-shot) model."""
+    in-domain and out-of-domain accuracy (%), every evaluated task's, and how many
+    tasks the model predicted one class for; a first row per trained task at
+    proportion 0 is the untrained (zero-shot) model."""
     base = reference_accuracies(zero_shot, "zero_shot")
     tasks = list(dict.fromkeys(results["eval_task"]))
     rows = []
@@ -163,6 +172,7 @@ def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataF
                     "proportion": float(proportion),
                     **_role_means(rows_at),
                     **{task: 100 * accuracy[task] for task in tasks},
+                    "single_class_tasks": _single_class(rows_at),
                 }
             )
     return pd.DataFrame(rows)
@@ -170,8 +180,9 @@ def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataF
 
 def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
     """B-T9: per trained proportion ``q`` and set (the natural one first, then the
-    drawn ones by share), the share of test-task neurons in the trained set (%) and
-    the mean out-of-domain and in-domain accuracy (%)."""
+    drawn ones by share), the share of test-task neurons in the trained set (%), the
+    mean out-of-domain and in-domain accuracy (%) and how many tasks the model
+    predicted one class for."""
     rows = []
     keys = ["proportion", "trained", "overlap"]
     for (proportion, trained, overlap), group in results.groupby(keys, sort=False):
@@ -181,6 +192,7 @@ def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
                 "trained": trained,
                 "overlap": 100 * float(overlap),
                 **_role_means(group),
+                "single_class_tasks": _single_class(group),
             }
         )
     frame = pd.DataFrame(rows)
