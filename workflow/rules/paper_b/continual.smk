@@ -38,8 +38,8 @@ rule continual_training:
     params:
         model=lambda w: MODELS[w.model],
         order=lambda w: CONTINUAL_ORDERS[w.order],
-        label_words={task: label_words(task) for task in CONTINUAL_TASKS},
-        instructions=paper_b_instructions(CONTINUAL_TASKS),
+        label_words=lambda w: {t: label_words(t) for t in CONTINUAL_ORDERS[w.order]},
+        instructions=lambda w: paper_b_instructions(CONTINUAL_ORDERS[w.order]),
         max_length=PAPER_B_CONFIG["max_length"],
         training=lambda w: CONTINUAL[
             "training" if w.method == "seqft" else "neuron_training"

@@ -121,8 +121,10 @@ rule similarity_model:
     params:
         model=lambda w: MODELS[w.model],
         test_tasks=TEST_TASKS,
-        label_words={task: label_words(task) for task in GROUP_TASKS},
-        instructions=paper_b_instructions(GROUP_TASKS),
+        label_words=lambda w: {
+            task: label_words(task) for task in [w.task, *TEST_TASKS]
+        },
+        instructions=lambda w: paper_b_instructions([w.task, *TEST_TASKS]),
         max_length=PAPER_B_CONFIG["max_length"],
         training=GENERALIZATION["model_training"],
         fraction=PAPER_B_CONFIG["fraction"],
