@@ -11,7 +11,7 @@ from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.prompted import classifier_from_prompt_file
-from skillneurons.neurons.perturbation import TrialModel, noise_scale, write_perturbation_file
+from skillneurons.neurons import perturbation
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.neurons.selectivity import read_selectivity
 
@@ -23,28 +23,24 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     split = encode_frame(loaded, test, params.max_length)
     baselines = [read_tensors(path) for path in inputs.baselines]
     trials = (
-        TrialModel(
+        perturbation.TrialModel(
             trial,
             seed,
             classifier_from_prompt_file(loaded, prompt),
             split,
             baseline["prompt"].numpy(),
-            noise_scale(baseline["prompt_std"]),
+            perturbation.noise_scale(baseline["prompt_std"]),
         )
         for trial, prompt, seed, baseline in zip(
             params.trials, inputs.prompts, params.seeds, baselines, strict=True
         )
     )
-    write_perturbation_file(
+    perturbation.write_perturbation_file(
         snakemake.output[0],
         trials,
         rankings,
         read_selectivity(inputs.selectivity),
         {"model": wildcards.model, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
-        rates=params.rates,
-        settings=params.settings,
-        random_orders=params.random_orders,
-        scope=params.scope,
-        batch_size=params.batch_size,
+        **{option: getattr(params, option) for option in perturbation.CURVE_OPTIONS},
     )

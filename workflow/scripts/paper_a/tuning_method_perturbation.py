@@ -7,7 +7,7 @@ from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.device import configure_torch
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.perturbation import write_perturbation_file
+from skillneurons.neurons.perturbation import CURVE_OPTIONS, write_perturbation_file
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.tuning_methods import method_trials
 
@@ -34,9 +34,5 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         None,
         {"model": wildcards.model, "method": wildcards.method, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
-        rates=params.rates,
-        settings=params.settings,
-        random_orders=params.random_orders,
-        scope=params.scope,
-        batch_size=params.batch_size,
+        **{option: getattr(params, option) for option in CURVE_OPTIONS},
     )

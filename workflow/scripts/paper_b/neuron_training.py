@@ -6,15 +6,9 @@ from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b import relevance
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.neuron_training import neuron_training_results
-from skillneurons.paper_b.relevance import (
-    layer_width,
-    read_task_neurons,
-    relevance_tables,
-    task_neurons,
-    write_task_neurons,
-)
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
@@ -24,19 +18,19 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         loaded, inputs.splits, params.tasks, params.instructions, params.max_length
     )
     heads = task_classifiers(loaded, params.label_words)
-    table = relevance_tables(
+    table = relevance.relevance_tables(
         {task: heads[task]}, {task: encoded[task]["train"]}, **params.relevance,
         seed=params.seed,
     )[task]  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "task": task}
-    write_task_neurons(
+    relevance.write_task_neurons(
         output.neurons, table, {**identity, "identified_on": "base model", **params.relevance}
     )
     if inputs.get("multitask_neurons"):  # paper_b.identify_on.training: multitask
-        table = read_task_neurons(inputs.multitask_neurons)[0]
+        table = relevance.read_task_neurons(inputs.multitask_neurons)[0]
     results, metrics = neuron_training_results(
-        heads, task, encoded, task_neurons(table, **params.choice),
-        width=layer_width(table),
+        heads, task, encoded, relevance.task_neurons(table, **params.choice),
+        width=relevance.layer_width(table),
         training=TrainingSettings.from_config(params.training, params.seed),
         random_draws=params.random_draws, seed=params.seed,
         batch_size=params.relevance["batch_size"], output_only=params.output_only,

@@ -484,6 +484,11 @@ class TrialModel:
     scale: np.ndarray | None = None
 
 
+#: The keyword options of :func:`write_perturbation_file` that a curve rule's params
+#: carry under the same names.
+CURVE_OPTIONS = ("rates", "settings", "random_orders", "scope", "batch_size")
+
+
 def write_perturbation_file(
     path: str,
     trials: Iterable[TrialModel],
