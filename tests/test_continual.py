@@ -13,10 +13,7 @@ from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifiers
 from skillneurons.paper_b.continual import (
-    accuracy_matrix,
-    cl_score,
     combined_neurons,
-    forgetting,
     neuron_level_fine_tuning,
     per_task_fine_tuning,
     sequential_fine_tuning,
@@ -24,6 +21,7 @@ from skillneurons.paper_b.continual import (
     take_snapshot,
     task_feature,
 )
+from skillneurons.paper_b.tables import accuracy_matrix, cl_score, forgetting
 from tiny_models import tiny, word_tokenizer
 
 WORDS = {"sentiment": ["Negative", "Positive"], "negation": ["bad", "good"]}

@@ -30,7 +30,8 @@ as they are. It needs the test task's identity, as paper B's does.
 Results (``results/{model}/paper_b/continual/{order}/*.parquet``): ``method``,
 ``stage`` (1-based: tested after learning the first ``stage`` tasks), ``stage_task``
 (the task learnt at that stage), ``eval_task``, ``accuracy`` and ``correct`` (bool per
-test sample); :func:`accuracy_matrix` turns them into ``a_ij``.
+test sample); :func:`skillneurons.paper_b.tables.accuracy_matrix` turns them into
+``a_ij``.
 """
 
 from __future__ import annotations
@@ -335,32 +336,3 @@ def per_task_fine_tuning(
     result = _fully_fine_tune(loaded, heads[task], encoded[task], training, freeze_embeddings)
     rows = _tested(heads, encoded, [task], 1, "per_task", batch_size)
     return results_frame(rows), _training_metrics(task, result)
-
-
-# ------------------------------------------------------------------------------ metrics
-
-
-def accuracy_matrix(results: pd.DataFrame, method: str, order: Sequence[str]) -> pd.DataFrame:
-    """``a_ij`` of ``method``: rows the tasks ``i`` of ``order``, columns the stages ``j``
-    (1-based); NaN where task ``i`` is not yet learnt (``i > j``)."""
-    rows = results[results["method"] == method]
-    matrix = rows.pivot(index="eval_task", columns="stage", values="accuracy")
-    return matrix.reindex(index=list(order), columns=range(1, len(order) + 1))
-
-
-def cl_score(matrix: pd.DataFrame) -> float:
-    """Eq. 4: ``CL = (1/N) Σ_i a_{i,N}``, the mean accuracy after the last stage."""
-    return float(matrix.iloc[:, -1].mean())
-
-
-def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int, float]:
-    """Eq. 5: ``FG_j = 1/(j-1) Σ_{i<j} a_ij / A_i × 100`` for every stage ``j >= 2``
-    (``reference``: per-task FT's ``A_i``). A retention ratio: higher is better."""
-    order = list(matrix.index)
-    return {
-        stage: float(
-            100
-            * np.mean([matrix.loc[task, stage] / reference[task] for task in order[: stage - 1]])
-        )
-        for stage in range(2, len(order) + 1)
-    }

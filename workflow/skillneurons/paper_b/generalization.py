@@ -89,6 +89,12 @@ def top_sets(
     return {task: task_neurons(table, proportion) for task, table in tables.items()}
 
 
+def union_ids(tables: Mapping[str, pd.DataFrame], proportion: float, width: int) -> np.ndarray:
+    """Sorted flat ids of the union of the tasks' top ``proportion`` sets (a group's
+    ``N_x`` or ``N_y``, A.6-A.7)."""
+    return flat_ids(union(list(top_sets(tables, proportion).values())), width)
+
+
 def overlap_rate(first: np.ndarray, second: np.ndarray) -> float:
     """Eq. 13: ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of two sets of flat ids."""
     joint = len(np.union1d(first, second))
@@ -115,9 +121,8 @@ def overlap_table(
     layers, width = int(first["layer"].max()) + 1, layer_width(first)
     rows = []
     for proportion in proportions:
-        x = union(list(top_sets(train_tables, proportion).values()))
-        y = union(list(top_sets(test_tables, proportion).values()))
-        x_ids, y_ids = flat_ids(x, width), flat_ids(y, width)
+        x_ids = union_ids(train_tables, proportion, width)
+        y_ids = union_ids(test_tables, proportion, width)
         rows.append(
             {
                 "proportion": float(proportion),
@@ -311,12 +316,8 @@ def controlled_overlap(
     ``tables`` holds the relevance tables of both groups' tasks."""
     first = tables[train_tasks[0]]
     layers, width = int(first["layer"].max()) + 1, layer_width(first)
-    x_ids = flat_ids(
-        union(list(top_sets({t: tables[t] for t in train_tasks}, proportion).values())), width
-    )
-    y_ids = flat_ids(
-        union(list(top_sets({t: tables[t] for t in test_tasks}, proportion).values())), width
-    )
+    x_ids = union_ids({t: tables[t] for t in train_tasks}, proportion, width)
+    y_ids = union_ids({t: tables[t] for t in test_tasks}, proportion, width)
     candidates = [("natural", x_ids)]
     candidates += [
         ("drawn", controlled_set(y_ids, len(x_ids), share, layers * width, seed))

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.generalization import flat_ids, random_overlap, top_sets, union
+from skillneurons.paper_b.generalization import random_overlap, union_ids
 from skillneurons.paper_b.relevance import layer_width
 from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
 
@@ -165,7 +165,7 @@ def overlap_claims(
 
     def membership(tables, proportion) -> np.ndarray:
         mask = np.zeros(total, bool)
-        mask[flat_ids(union(list(top_sets(tables, proportion).values())), width)] = True
+        mask[union_ids(tables, proportion, width)] = True
         return mask
 
     shares = sorted(proportions)

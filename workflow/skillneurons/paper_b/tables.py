@@ -1,4 +1,5 @@
-"""Paper B's tables from the experiments' results (B-T1, B-T2, the B-F5 matrices, AB-T1).
+"""Paper B's tables from the experiments' results (B-T1, B-T2, the B-F5 matrices, AB-T1,
+B-F2/B-F6, B-T9, B-F3/B-T4, and B-T5/B-F4 with CL and FG, Eqs. 4-5).
 
 Results frames are :data:`skillneurons.paper_b.evaluation.COLUMNS`; accuracies are
 shown in percent. Random rows are summarised over their draws (mean and sample std).
@@ -237,6 +238,32 @@ def similarity_points(
     )
 
 
+def accuracy_matrix(results: pd.DataFrame, method: str, order: Sequence[str]) -> pd.DataFrame:
+    """``a_ij`` of ``method``: rows the tasks ``i`` of ``order``, columns the stages ``j``
+    (1-based); NaN where task ``i`` is not yet learnt (``i > j``)."""
+    rows = results[results["method"] == method]
+    matrix = rows.pivot(index="eval_task", columns="stage", values="accuracy")
+    return matrix.reindex(index=list(order), columns=range(1, len(order) + 1))
+
+
+def cl_score(matrix: pd.DataFrame) -> float:
+    """Eq. 4: ``CL = (1/N) Σ_i a_{i,N}``, the mean accuracy after the last stage."""
+    return float(matrix.iloc[:, -1].mean())
+
+
+def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int, float]:
+    """Eq. 5: ``FG_j = 1/(j-1) Σ_{i<j} a_ij / A_i × 100`` for every stage ``j >= 2``
+    (``reference``: per-task FT's ``A_i``). A retention ratio: higher is better."""
+    order = list(matrix.index)
+    return {
+        stage: float(
+            100
+            * np.mean([matrix.loc[task, stage] / reference[task] for task in order[: stage - 1]])
+        )
+        for stage in range(2, len(order) + 1)
+    }
+
+
 #: B-T5's methods as paper B names them, with its mean CL over the Standard benchmark's
 #: orders 1-3 (Table 5); EPI, O-LoRA and SeqLoRA are quoted, never measured here.
 CONTINUAL_NAMES = {"seqft": "SeqFT", "ncft": "NCFT", "wncft": "W-NCFT", "per_task": "Per-task FT"}
@@ -255,8 +282,6 @@ def continual_matrices(
 ) -> dict[tuple[str, str], pd.DataFrame]:
     """``a_ij`` per (order, method) (:func:`skillneurons.paper_b.continual.accuracy_matrix`);
     per-task FT's is one column, each task's own model."""
-    from skillneurons.paper_b.continual import accuracy_matrix
-
     matrices = {}
     for name, frame in results.items():
         order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
@@ -269,7 +294,6 @@ def continual_matrices(
 def continual_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
     """B-T5: per order and method, CL (Eq. 4, %) with paper B's mean over the Standard
     orders beside it; then paper B's EPI, O-LoRA and SeqLoRA rows, quoted (``source``)."""
-    from skillneurons.paper_b.continual import cl_score
 
     def row(order: str, name: str, cl: float, source: str) -> dict:
         paper = PAPER_STANDARD_CL[name]
@@ -307,8 +331,6 @@ def continual_matrix_table(
 def forgetting_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
     """B-F4: FG_j (Eq. 5, %) per order, method and stage ``j >= 2``, with per-task FT's
     accuracies as ``A_i``."""
-    from skillneurons.paper_b.continual import forgetting
-
     reference = per_task.set_index("eval_task")["accuracy"].to_dict()
     rows = []
     for (order, method), matrix in continual_matrices(results, per_task).items():
