@@ -63,6 +63,22 @@ def test_label_words_must_match_the_label_count():
         validate_config({"label_words": {"syn_tweet": ["bad", "good"]}})
 
 
+def test_tasks_of_more_classes_need_label_words():
+    four = {"path": "x.csv", "text_columns": ["t"], "label_names": ["a", "b", "c", "d"]}
+    with pytest.raises(ConfigError, match=r"task 'mine' has 4 labels.*'label_words.mine'"):
+        validate_config({"tasks": ["mine"], "task_definitions": {"mine": four}})
+    words = {"mine": ["A", "B", "C", "D"]}
+    config = validate_config(
+        {"tasks": ["mine"], "task_definitions": {"mine": four}, "label_words": words}
+    )
+    assert config["label_words"] == words
+    # Built-in tasks of more classes carry their own words.
+    assert validate_config({"tasks": ["dbpedia14", "yahoo10"]})["tasks"] == [
+        "dbpedia14",
+        "yahoo10",
+    ]
+
+
 def test_user_task_definition_is_accepted(tmp_path):
     config = validate_config(
         {

@@ -181,6 +181,8 @@ def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
     assert continual_orders(["a", "b"], []) == {}
     with pytest.raises(ValueError, match=r"orders\[1\]: \['z'\] are not among"):
         continual_orders(["a", "b"], [["a", "b"], ["a", "z"]])
+    # Explicit orders may use any configured task, not only paper_b.tasks.
+    assert continual_orders(["a", "b"], [["z", "a"]], ["a", "b", "z"]) == {"order1": ["z", "a"]}
     with pytest.raises(ValueError, match="twice"):
         continual_orders(["a", "b"], [["a", "b", "a"]])
 

@@ -84,6 +84,61 @@ def test_paper_b_tasks_load_their_hub_columns_and_splits():
     ]
 
 
+def local_copy(folder, splits: dict[str, pd.DataFrame]) -> str:
+    """A local copy of a Hub dataset as data.local_datasets reads it: <split>.parquet."""
+    folder.mkdir()
+    for split, frame in splits.items():
+        frame.to_parquet(folder / f"{split}.parquet")
+    return str(folder)
+
+
+def test_continual_learning_tasks_keep_every_class(tmp_path):
+    """Paper B §6's Standard and Large benchmarks, from local copies with the Hub
+    datasets' columns: AG News 4-way, Amazon 5-way, DBPedia 14-way, Yahoo 10-way, RTE."""
+    news = {"train": pd.DataFrame({"text": ["w", "s", "b", "t"], "label": [0, 1, 2, 3]}),
+            "test": pd.DataFrame({"text": ["t2"], "label": [3]})}  # fmt: skip
+    spec = BUILTIN_TASKS["agnews4"]
+    frame = load_source(spec, local_copy=local_copy(tmp_path / "agnews4", news))
+    assert (spec.dataset, spec.dataset_config) == ("fancyzhx/ag_news", None)
+    assert frame[["text_a", "label", "role"]].values.tolist() == [
+        ["w", 0, "train"], ["s", 1, "train"], ["b", 2, "train"], ["t", 3, "train"],
+        ["t2", 3, "test"],
+    ]  # fmt: skip
+    stars = pd.DataFrame({"text": [f"r{k}" for k in range(5)], "label": [4, 3, 2, 1, 0]})
+    marc = {"train": stars, "validation": stars.iloc[:2], "test": stars.iloc[4:]}
+    spec = BUILTIN_TASKS["amazon5"]
+    frame = load_source(spec, local_copy=local_copy(tmp_path / "amazon5", marc))
+    assert (spec.dataset, spec.dataset_config) == ("mteb/AmazonReviewsClassification", "en")
+    assert frame["label"].tolist() == [4, 3, 2, 1, 0, 4, 3, 0]
+    assert frame["role"].tolist() == ["train"] * 5 + ["dev"] * 2 + ["test"]
+    ontology = pd.DataFrame({"title": ["x", "y"], "content": ["film", "book"], "label": [12, 13]})
+    dbpedia = {"train": ontology, "test": ontology.iloc[:1]}
+    frame = load_source(
+        BUILTIN_TASKS["dbpedia14"], local_copy=local_copy(tmp_path / "dbpedia14", dbpedia)
+    )
+    assert frame[["text_a", "label"]].values.tolist() == [["film", 12], ["book", 13], ["film", 12]]
+    answers = pd.DataFrame({"question_title": ["why?"], "question_content": [""],
+                            "best_answer": ["because"], "topic": [9]})  # fmt: skip
+    spec = BUILTIN_TASKS["yahoo10"]
+    yahoo = local_copy(tmp_path / "yahoo10", {"train": answers, "test": answers})
+    frame = load_source(spec, local_copy=yahoo)
+    assert spec.dataset == "fancyzhx/yahoo_answers_topics"
+    assert frame[["text_a", "text_b", "label"]].values.tolist()[0] == ["why?", "because", 9]
+    rte = {name: pd.DataFrame({"sentence1": ["p"], "sentence2": ["h"], "label": [label]})
+           for name, label in (("train", 1), ("validation", 0), ("test", -1))}  # fmt: skip
+    spec = BUILTIN_TASKS["rte"]
+    frame = load_source(spec, local_copy=local_copy(tmp_path / "rte", rte))
+    assert (spec.dataset, spec.dataset_config) == ("nyu-mll/glue", "rte")
+    assert frame[["label", "role"]].values.tolist() == [[1, "train"], [0, "test"]]
+    # Labels outside a task's classes are refused, not wrapped.
+    bad = local_copy(tmp_path / "bad", {"train": ontology.assign(label=14), "test": ontology})
+    with pytest.raises(DataSourceError, match=r"labels \[14\] outside 0..13"):
+        load_source(BUILTIN_TASKS["dbpedia14"], local_copy=bad)
+    for name in ("agnews4", "amazon5", "dbpedia14", "yahoo10"):
+        spec = BUILTIN_TASKS[name]
+        assert len(spec.label_words) == spec.num_labels == len(set(spec.label_words))
+
+
 def test_hub_failure_names_the_offline_alternatives():
     def offline(*args, **kwargs):
         raise ConnectionError("no network")
@@ -144,6 +199,6 @@ def test_user_file_errors_name_the_problem(tmp_path):
 
 def test_unknown_task_lists_the_known_ones():
     with pytest.raises(
-        TaskError, match="task 'sst3' is not defined; known tasks: agnews, amazon, dbpedia"
+        TaskError, match="task 'sst3' is not defined; known tasks: agnews, agnews4, amazon,"
     ):
         resolve_tasks(["sst3"])

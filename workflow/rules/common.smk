@@ -49,8 +49,9 @@ def task_subset(section):
 
 
 def label_words(task):
-    """The verbalizer's label words of a task (config label_words, else paper A's)."""
-    words = config["label_words"].get(task)
+    """The verbalizer's label words of a task: config label_words, else the task's own
+    (tasks of more than three classes), else paper A's."""
+    words = config["label_words"].get(task) or TASKS[task].label_words
     return list(words) if words else list(default_label_words(TASKS[task].num_labels))
 
 

@@ -5,7 +5,7 @@ paper_b.continual (B-T5, B-F4)."""
 from skillneurons.paper_b.groups import continual_orders
 
 CONTINUAL = PAPER_B_CONFIG["continual"]
-CONTINUAL_ORDERS = continual_orders(PAPER_B_TASKS, CONTINUAL["orders"])
+CONTINUAL_ORDERS = continual_orders(PAPER_B_TASKS, CONTINUAL["orders"], list(TASKS))
 CONTINUAL_ON = bool(CONTINUAL_ORDERS)
 CONTINUAL_TASKS = list(dict.fromkeys(t for o in CONTINUAL_ORDERS.values() for t in o))
 CONTINUAL_DIR = "results/{model}/paper_b/continual"

@@ -29,6 +29,26 @@ Paper B (§4, appendix A.1) adds its classification tasks (SST-2 and MNLI are sh
 GPTNLI has no public source we could identify: define it from a local file under
 ``task_definitions`` (type inference).
 
+Paper B's continual-learning benchmarks (§6, Table 14) keep every class of their
+datasets, so they are registered under their own names beside paper A's binary
+restrictions; SST-2, MNLI and QQP are shared:
+
+============  =====================================  ==========  =======================
+task          Hugging Face dataset (config)          type        labels
+============  =====================================  ==========  =======================
+agnews4       fancyzhx/ag_news                       topic       4 news topics
+amazon5       mteb/AmazonReviewsClassification (en)  sentiment   1 to 5 stars
+dbpedia14     fancyzhx/dbpedia_14                    topic       14 ontology classes
+yahoo10       fancyzhx/yahoo_answers_topics          topic       10 answer categories
+rte           nyu-mll/glue (rte)                     inference   entailment, not_entailment
+============  =====================================  ==========  =======================
+
+Yahoo Answers is a pair task: its question title and best answer (the question's body
+is often empty). Tasks with more than three classes carry one label word per class
+(``label_words``): single words, each one token in SmolLM2's byte-level BPE vocabulary
+(the verbalizer scores a word's first token); the config's ``label_words`` replaces
+them.
+
 Split rules (what Table 5's counts imply): GLUE tasks (QQP too) use the released
 validation set as test and split the training set 80/20 into train/dev; MARC and PAWS
 keep their own validation (as dev) and test sets; IMDB, AG News and
@@ -95,6 +115,8 @@ class TaskSpec:
     encoding : text encoding of that file when it is CSV or JSON Lines.
     subtasks : binary subtasks of a multi-class task.
     twin : for a synthetic task, the paper task it mirrors.
+    label_words : the verbalizer's words of a task with more than three labels, one
+        per label (paper A's defaults cover two and three labels).
     """
 
     name: str
@@ -114,6 +136,7 @@ class TaskSpec:
     encoding: str = "utf-8"
     subtasks: tuple[Subtask, ...] = field(default_factory=tuple)
     twin: str | None = None
+    label_words: tuple[str, ...] | None = None
 
     @property
     def num_labels(self) -> int:
@@ -254,6 +277,72 @@ PAPER_TASKS: dict[str, TaskSpec] = {
         text_columns=("sentence1", "sentence2"),
         dev_split="validation",
         test_split="test",
+    ),
+    "agnews4": TaskSpec(
+        name="agnews4",
+        type="topic",
+        label_names=("world", "sports", "business", "sci_tech"),
+        source="hub",
+        dataset="fancyzhx/ag_news",
+        text_columns=("text",),
+        test_split="test",
+        label_words=("World", "Sports", "Business", "Technology"),
+    ),
+    "amazon5": TaskSpec(
+        name="amazon5",
+        type="sentiment",
+        label_names=("1_star", "2_stars", "3_stars", "4_stars", "5_stars"),
+        source="hub",
+        dataset="mteb/AmazonReviewsClassification",
+        dataset_config="en",
+        text_columns=("text",),
+        dev_split="validation",
+        test_split="test",
+        label_words=("Bad", "Poor", "Okay", "Good", "Great"),
+    ),
+    "dbpedia14": TaskSpec(
+        name="dbpedia14",
+        type="topic",
+        label_names=(
+            "company", "educational_institution", "artist", "athlete", "office_holder",
+            "transportation", "building", "natural_place", "village", "animal", "plant",
+            "album", "film", "written_work",
+        ),  # fmt: skip
+        source="hub",
+        dataset="fancyzhx/dbpedia_14",
+        text_columns=("content",),
+        test_split="test",
+        label_words=(
+            "Company", "School", "Artist", "Player", "Leader", "Vehicle", "Building",
+            "Nature", "Village", "Animal", "Plant", "Record", "Film", "Book",
+        ),  # fmt: skip
+    ),
+    "yahoo10": TaskSpec(
+        name="yahoo10",
+        type="topic",
+        label_names=(
+            "society", "science", "health", "education", "computers", "sports",
+            "business", "entertainment", "family", "politics",
+        ),  # fmt: skip
+        source="hub",
+        dataset="fancyzhx/yahoo_answers_topics",
+        text_columns=("question_title", "best_answer"),
+        label_column="topic",
+        test_split="test",
+        label_words=(
+            "Society", "Science", "Health", "Education", "Computers", "Sports",
+            "Business", "Entertainment", "Family", "Politics",
+        ),  # fmt: skip
+    ),
+    "rte": TaskSpec(
+        name="rte",
+        type="inference",
+        label_names=("entailment", "not_entailment"),
+        source="hub",
+        dataset="nyu-mll/glue",
+        dataset_config="rte",
+        text_columns=("sentence1", "sentence2"),
+        test_split="validation",
     ),
 }
 

@@ -52,14 +52,19 @@ ORDER1_TWIN = ("syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews")
 
 
 def continual_orders(
-    tasks: Sequence[str], orders: Sequence[Sequence[str]] | None
+    tasks: Sequence[str],
+    orders: Sequence[Sequence[str]] | None,
+    configured: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
-    """Paper B's continual-learning orders (§6, Table 14) among ``tasks``
-    (paper_b.tasks), named ``order1``, ``order2``, ...: ``orders`` as given (config
-    ``paper_b.continual.orders``), or, when None, :data:`ORDER1_TWIN` when its tasks are
-    configured, else one order of ``tasks`` as configured.
-    Raises ``ValueError`` naming an order with a task outside ``tasks`` or a task twice.
+    """Paper B's continual-learning orders (§6, Table 14), named ``order1``,
+    ``order2``, ...: ``orders`` as given (config ``paper_b.continual.orders``) over any
+    of the ``configured`` tasks (config ``tasks``; default ``tasks``), so the
+    benchmarks' own datasets need not join paper B's §4-5 tasks; or, when None,
+    :data:`ORDER1_TWIN` when its tasks are among ``tasks`` (paper_b.tasks), else one
+    order of ``tasks`` as configured.
+    Raises ``ValueError`` naming an order with an unconfigured task or a task twice.
     """
+    configured = list(tasks if configured is None else configured)
     if orders is None:
         if all(task in tasks for task in ORDER1_TWIN):
             orders = [ORDER1_TWIN]
@@ -68,11 +73,11 @@ def continual_orders(
     checked = {}
     for number, order in enumerate(orders, start=1):
         key = f"paper_b.continual.orders[{number - 1}]"
-        unknown = [task for task in order if task not in tasks]
+        unknown = [task for task in order if task not in configured]
         if unknown:
             raise ValueError(
-                f"{key}: {unknown} are not among paper_b.tasks {list(tasks)}; add them "
-                "there or pick others"
+                f"{key}: {unknown} are not among the configured tasks {configured}; add "
+                "them to tasks or pick others"
             )
         if len(set(order)) != len(order):
             raise ValueError(f"{key} {list(order)} names a task twice; each is learnt once")
