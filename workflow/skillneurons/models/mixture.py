@@ -79,14 +79,9 @@ class MultiTaskClassifier(torch.nn.Module):
         self.backbone = heads[0].backbone
         self.pad_id = heads[0].pad_id
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
-        token_type_ids: torch.Tensor | None = None,
-        labels: torch.Tensor | None = None,
-        task: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def forward(self, task: torch.Tensor | None = None, **batch: torch.Tensor) -> torch.Tensor:
+        """Label logits of ``batch`` (a :class:`PromptedClassifier`'s inputs) under the
+        head of ``task``."""
         if task is None:
             raise ValueError("a multi-task batch names its task (TaskMixture.batch)")
-        return self.heads[int(task)](input_ids, attention_mask, token_type_ids)
+        return self.heads[int(task)](**batch)
