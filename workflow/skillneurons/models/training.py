@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
+from skillneurons.models.distributed import DataParallel
 from skillneurons.models.encoding import EncodedSplit
 
 LOG = logging.getLogger(__name__)
@@ -128,6 +129,9 @@ def train(
     called before each optimizer step, returns a function called after it (to undo what
     that batch may not change: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`).
     The best trainable state is loaded back into ``model`` before returning.
+    Launched as several processes (:mod:`skillneurons.models.distributed`), each
+    process trains on its share of every batch and the gradients are averaged; the
+    batches drawn, evaluations and best state are the same in every process.
     """
     parameters = [p for p in model.parameters() if p.requires_grad]
     if not parameters:
@@ -135,6 +139,12 @@ def train(
     optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
     generator = torch.Generator().manual_seed(settings.seed)
     device = parameters[0].device
+    parallel = DataParallel.from_environment()
+    stepped = model
+    if parallel is not None:
+        parallel.check_batch_size(settings.batch_size)
+        stepped, optimizer = parallel.accelerator.prepare(model, optimizer)
+        device = parallel.accelerator.device
     if evaluate is None:
 
         def evaluate(model: torch.nn.Module) -> float:
@@ -147,14 +157,19 @@ def train(
         else shuffled_batches(len(train_split), settings.batch_size, generator)
     )
     result = TrainingResult()
-    model.eval()
+    stepped.eval()
     evaluations_without_gain = 0
-    bar = tqdm(total=settings.max_steps, desc="training", disable=not progress, mininterval=5)
+    quiet = not progress or (parallel is not None and not parallel.is_main)
+    bar = tqdm(total=settings.max_steps, desc="training", disable=quiet, mininterval=5)
     for step in range(1, settings.max_steps + 1):
-        batch = train_split.batch(next(batches), pad_id, device)
-        loss = torch.nn.functional.cross_entropy(model(**batch), batch["labels"])
+        rows = next(batches) if parallel is None else parallel.share(next(batches))
+        batch = train_split.batch(rows, pad_id, device)
+        loss = torch.nn.functional.cross_entropy(stepped(**batch), batch["labels"])
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        if parallel is None:
+            loss.backward()
+        else:
+            parallel.accelerator.backward(loss)
         restore = confine(batch) if confine is not None else None
         optimizer.step()
         if restore is not None:
