@@ -17,7 +17,14 @@ BIN = Path(sys.executable).parent
 
 
 @pytest.mark.parametrize(
-    "configfile", [None, "configs/smoke.yaml", "configs/paper.yaml", "configs/llm.yaml"]
+    "configfile",
+    [
+        None,
+        "configs/smoke.yaml",
+        "configs/paper.yaml",
+        "configs/llm.yaml",
+        "configs/ablation.yaml",
+    ],
 )
 def test_dry_run_builds_the_dag(sandbox, configfile):
     args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
@@ -382,6 +389,36 @@ def test_smoke_findings_table(smoke_run):
     # The perturbation claims resample the stratified test samples of every task.
     top = findings.iloc[0]
     assert '"syn_sst2: test samples": 16' in top["counts"] and '"trials": 2' in top["counts"]
+
+
+def test_smoke_ablation_reuses_the_trials_and_decides_every_setting(smoke_run):
+    """configs/ablation.yaml on the smoke run: table A-ablation, one row per task and
+    setting; its sigma_1 setting is the smoke's own perturbation design, so its curves
+    equal the perturbation file's own-order and layer-matched rows."""
+    run_snakemake(
+        smoke_run,
+        "--configfile", "configs/smoke.yaml", "configs/ablation.yaml",
+        "--cores", "2", "results/minilm-l2/tables/A-ablation.csv",
+    )  # fmt: skip
+    results = smoke_run / "results/minilm-l2"
+    table = pd.read_csv(results / "tables/A-ablation.csv")
+    settings = ["paper", "sigma_0.3", "sigma_1", "sigma_1_per_layer", "sigma_1_prompt",
+                "zero", "baseline"]  # fmt: skip
+    assert table["setting"].tolist() == settings * 2
+    assert table["eval_task"].tolist() == ["syn_sst2"] * 7 + ["syn_agnews"] * 7
+    assert table.loc[table["kind"] != "gaussian", "sigma"].isna().all()
+    expected = np.select(
+        [table["ci_low"] > 0, table["ci_high"] < 0], ["holds", "fails"], "inconclusive"
+    )
+    assert (table["verdict"] == expected).all()
+    ablation = pd.read_parquet(results / "ablation/syn_sst2.parquet")
+    curves = pd.read_parquet(results / "perturbation/syn_sst2.parquet")
+    keys = ["order", "repeat", "trial", "rate"]
+    mine = ablation[ablation["setting"] == "sigma_1"].set_index(keys)["accuracy"]
+    theirs = curves[curves["order"].isin(["syn_sst2", "random_layer_matched"])]
+    theirs = theirs.set_index(keys)["accuracy"]
+    assert len(mine) == len(theirs) == 2 * (1 + 2) * 3  # trials x (own + 2 matched) x rates
+    pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index())
 
 
 def test_smoke_report_has_every_figure_table_and_the_config(smoke_run):

@@ -145,7 +145,8 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
 
 
 def _shown(value) -> str:
-    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+    dumped = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9)
+    return dumped.strip().removesuffix("...").strip()
 
 
 _ABSENT = object()

@@ -12,6 +12,7 @@ PAPER_A_FEATURES = [
         "random_label_words": bool(RANDOM_WORDS_TASKS),
         "tuning_methods": bool(TUNING_TASKS and TUNING_METHODS),
         **{method: True for method in TUNING_METHODS},
+        "ablation": bool(ABLATION_TASKS),
     }.items()
     if on
 ]

@@ -9,6 +9,7 @@ Features that outputs may require (set by ``workflow/rules/paper_a/targets.smk``
 ``random_label_words``  ``random_label_words.tasks`` is not empty (§4.4)
 ``tuning_methods``   a tuning method and a task to train it on are configured (§5)
 ``adapter``, ``bitfit``  that tuning method is configured
+``ablation``         ``ablation.tasks`` is not empty (table A-ablation)
 """
 
 from __future__ import annotations
@@ -205,6 +206,13 @@ PAPER_A: tuple[PaperOutput, ...] = (
             ),
             figure_product("figure_transfer", "A-S6.2", "A-S6.2_figure"),
         ),
+    ),
+    PaperOutput(
+        "A-ablation",
+        "the central claim under other perturbation designs, each with its CI",
+        FINDINGS,
+        (table_product("ablation_table", "A-ablation"),),
+        requires=("ablation",),
     ),
     PaperOutput(
         "§4-§5 claims",

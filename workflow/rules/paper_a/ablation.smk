@@ -1,0 +1,81 @@
+"""Table A-ablation: paper A's central claim (§4.2) under other perturbation designs,
+each decided with the findings engine (skillneurons.paper_a.ablation). Off unless
+ablation.tasks names tasks (configs/ablation.yaml)."""
+
+from skillneurons.paper_a.ablation import resolve_settings
+
+ABLATION_TASKS = config["ablation"]["tasks"]
+ABLATION_SETTINGS = resolve_settings(
+    config["ablation"]["settings"], PERTURBATION, config["ranking"]["scope"]
+)
+_unknown_ablation_tasks = sorted(set(ABLATION_TASKS) - set(TASKS))
+if _unknown_ablation_tasks:
+    raise ValueError(
+        f"ablation.tasks {_unknown_ablation_tasks} are not among the configured tasks: "
+        f"{', '.join(TASKS)}"
+    )
+
+
+localrules:
+    ablation_table,
+
+
+rule perturbation_ablation:
+    input:
+        model=model_files,
+        prompts=lambda w: trial_files(
+            w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        ),
+        test="data/splits/{task}/test.parquet",
+        ranking="results/{model}/rankings/{task}.parquet",
+        baselines=lambda w: trial_files(
+            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        ),
+    output:
+        "results/{model}/ablation/{task}.parquet",
+    log:
+        "logs/{model}/ablation/{task}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        model=lambda w: MODELS[w.model],
+        settings=ABLATION_SETTINGS,
+        base=pick("perturbation", PERTURBATION_KEYS),
+        rates=PERTURBATION["rates"],
+        random_orders=PERTURBATION["random_orders"],
+        trials=TRIALS,
+        seeds=[config["seed"] + trial for trial in TRIALS],
+        test_samples=PERTURBATION["test_samples"],
+        subset_seed=config["seed"],
+        max_length=config["prompt_tuning"]["max_length"],
+        batch_size=PERTURBATION["batch_size"],
+    script:
+        "../../scripts/paper_a/perturbation_ablation.py"
+
+
+rule ablation_table:
+    input:
+        expand("results/{{model}}/ablation/{task}.parquet", task=ABLATION_TASKS),
+    output:
+        **paper_outputs(PAPER_A, "ablation_table"),
+    log:
+        "logs/{model}/tables/ablation.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        settings=ABLATION_SETTINGS,
+        bootstrap={
+            "resamples": config["findings"]["bootstrap"],
+            "alpha": config["findings"]["alpha"],
+            "seed": config["seed"],
+        },
+    script:
+        "../../scripts/paper_a/ablation_table.py"
