@@ -214,6 +214,14 @@ def test_share_claims_read_fixed_contrasts():
     assert row["estimate"] == pytest.approx(0.0) and row["verdict"] == "inconclusive"
     rising = share_contrast(SPECIALIZATION_PEAK, peaked, "ood", 1.0, 0.1, SETTINGS)
     assert rising["estimate"] == pytest.approx(0.3) and rising["verdict"] == "holds"
+    # A compared model that predicted one class keeps its numbers but no verdict; a
+    # collapse at a share the contrast does not read changes nothing.
+    collapsed = sweep({0.1: (0.6, 0.5), 0.5: (0.9, 0.6), 1.0: (0.7, 0.8)}, collapsed={(1.0, "a")})
+    row = share_contrast(SPECIALIZATION_PEAK, collapsed, "id", 0.5, 1.0, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "not measured"
+    assert row["counts"].endswith("collapsed to one class: group at 1 on a")
+    row = share_contrast(SPECIALIZATION_PEAK, collapsed, "id", 0.5, 0.1, SETTINGS)
+    assert row["verdict"] == "holds"
 
 
 def test_controlled_claim_and_table():
@@ -229,6 +237,14 @@ def test_controlled_claim_and_table():
     row = controlled_claim(frame, SETTINGS)
     assert row["claim"] == CONTROLLED_RISES.claim
     assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "holds"
+    # The natural set is not compared: its collapse leaves the verdict.
+    natural = frame["trained"] == "natural"
+    assert controlled_claim(frame.assign(predicted_classes=np.where(natural, 1, 2)),
+                            SETTINGS)["verdict"] == "holds"  # fmt: skip
+    drawn_high = (frame["trained"] == "drawn") & (frame["overlap"] == 1.0)
+    refused = controlled_claim(frame.assign(predicted_classes=np.where(drawn_high, 1, 2)),
+                               SETTINGS)  # fmt: skip
+    assert refused["verdict"] == "not measured" and "drawn at 0.1 on b" in refused["counts"]
     table = controlled_table(frame)
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
     assert table["overlap"].tolist() == pytest.approx([20.0, 10.0, 100.0] * 2)

@@ -26,6 +26,12 @@ similarity correlates with generalization      Pearson's r of similarity and
 
 A fixed contrast stands for "peaks below 100%": the maximum over shares would be biased
 upwards by its own noise and could hold with no peak at all.
+
+An accuracy contrast that compares a model which predicted a single class for an
+evaluated task (``predicted_classes`` 1: its training collapsed) measures that
+optimisation failure, not specialization or generalization: such a row keeps its
+estimate and interval but gets the verdict ``not measured``, and ``counts`` names the
+collapsed models.
 """
 
 from __future__ import annotations
@@ -111,11 +117,29 @@ def _mean_accuracy(cells, keys, indices) -> float:
     return float(np.mean([cells[key][indices[f"{key[-1]}: test samples"]].mean() for key in keys]))
 
 
+def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
+    """``row`` with the verdict ``not measured`` when a model of ``compared`` (the
+    result rows the contrast reads) predicted one class for its task; ``counts`` then
+    names those models."""
+    collapsed = compared[compared["predicted_classes"] == 1]
+    if collapsed.empty:
+        return row
+    named = sorted(
+        {f"{r.trained} at {r.proportion:g} on {r.eval_task}" for r in collapsed.itertuples()}
+    )
+    return {
+        **row,
+        "verdict": "not measured",
+        "counts": f"{row['counts']}; collapsed to one class: {', '.join(named)}",
+    }
+
+
 def share_contrast(
     claim: Claim, frame: pd.DataFrame, role: str, high: float, low: float, settings
 ) -> dict:
     """``role`` accuracy at share ``high`` minus at ``low``, averaged over the trained
-    models and their ``role`` tasks (B-F2, B-F6)."""
+    models and their ``role`` tasks (B-F2, B-F6); refused where a compared model
+    collapsed (:func:`refuse_collapsed`)."""
     cells = _correct(frame.fillna({"overlap": -1.0}))
     rows = frame[frame["role"] == role]
     pairs = rows[["trained", "eval_task"]].drop_duplicates().itertuples(index=False)
@@ -126,7 +150,8 @@ def share_contrast(
         lower = _mean_accuracy(cells, [(t, low, -1.0, e) for t, e in keys], indices)
         return upper - lower
 
-    return decide(claim, statistic, _sample_units(rows), settings)
+    compared = rows[rows["proportion"].isin([high, low])]
+    return refuse_collapsed(decide(claim, statistic, _sample_units(rows), settings), compared)
 
 
 def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings) -> dict:
@@ -149,7 +174,12 @@ def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings) -> dict:
             gaps.append(upper - lower)
         return float(np.mean(gaps))
 
-    return decide(CONTROLLED_RISES, statistic, _sample_units(drawn), settings)
+    compared = drawn[
+        [ends[row.proportion][0] == row.overlap or ends[row.proportion][1] == row.overlap
+         for row in drawn.itertuples()]
+    ]  # fmt: skip
+    row = decide(CONTROLLED_RISES, statistic, _sample_units(drawn), settings)
+    return refuse_collapsed(row, compared)
 
 
 def overlap_claims(
