@@ -6,7 +6,8 @@ import pandas as pd
 
 from skillneurons.neurons.perturbation import LAYER_MATCHED
 from skillneurons.neurons.ranking import Ranking, ranking_table
-from skillneurons.paper_a.ablation import ablation_orders, ablation_table, resolve_settings
+from skillneurons.paper_a.ablation import ablation_orders, ablation_table
+from skillneurons.paper_a.ablation_settings import resolve_settings
 from skillneurons.reporting.findings import BootstrapSettings
 
 BASE = {"kind": "gaussian", "sigma": 1.0, "mean": 0.0, "unit": "neuron_std",

@@ -2,7 +2,7 @@
 each decided with the findings engine (skillneurons.paper_a.ablation). Off unless
 ablation.tasks names tasks (configs/ablation.yaml)."""
 
-from skillneurons.paper_a.ablation import resolve_settings
+from skillneurons.paper_a.ablation_settings import resolve_settings
 
 ABLATION_TASKS = config["ablation"]["tasks"]
 ABLATION_SETTINGS = resolve_settings(

@@ -6,11 +6,9 @@ serves every trial."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
-from skillneurons.infra.io import read_tensors
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
-from skillneurons.models.prompted import classifier_from_prompt_file
 from skillneurons.neurons import perturbation
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.neurons.selectivity import read_selectivity
@@ -21,19 +19,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     test = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.subset_seed)
     split = encode_frame(loaded, test, params.max_length)
-    baselines = [read_tensors(path) for path in inputs.baselines]
-    trials = (
-        perturbation.TrialModel(
-            trial,
-            seed,
-            classifier_from_prompt_file(loaded, prompt),
-            split,
-            baseline["prompt"].numpy(),
-            perturbation.noise_scale(baseline["prompt_std"]),
-        )
-        for trial, prompt, seed, baseline in zip(
-            params.trials, inputs.prompts, params.seeds, baselines, strict=True
-        )
+    trials = perturbation.prompt_tuned_trials(
+        loaded, split, inputs.prompts, inputs.baselines, params.trials, params.seeds
     )
     perturbation.write_perturbation_file(
         snakemake.output[0],

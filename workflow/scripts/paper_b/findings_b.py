@@ -34,9 +34,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             frames(inputs.similarities), frames(inputs.similarity_scores), group["definition"]
         )
         more = generalization_claims(
-            group=frames(inputs.group),
-            single=frames(inputs.single),
-            controlled=frames(inputs.controlled),
+            results=frames([*inputs.group, *inputs.single, *inputs.controlled]),
             train_tables=tables(group["train_tasks"], inputs.train_neurons),
             test_tables=tables(group["test_tasks"], inputs.test_neurons),
             overlap_proportions=group["overlap_proportions"],

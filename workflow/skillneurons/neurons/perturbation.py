@@ -40,15 +40,17 @@ that contains a backbone with FFN sites: prompt-tuned, adapter or BitFit models.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import torch
 
-from skillneurons.infra.io import write_frame_parquet
+from skillneurons.infra.io import read_tensors, write_frame_parquet
 from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.prompted import classifier_from_prompt_file
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import predict
 from skillneurons.neurons.hooks import NeuronEdit, edit_activations
@@ -483,6 +485,53 @@ class TrialModel:
     baseline: np.ndarray | None = None
     scale: np.ndarray | None = None
 
+    def perturb(
+        self,
+        orders: Sequence[NamedOrder],
+        *,
+        rates: Sequence[float],
+        settings: Mapping[str, object],
+        batch_size: int,
+        eval_task: str,
+    ) -> pd.DataFrame:
+        """:func:`perturb_trial` on this trial, with its seed, baseline and scale."""
+        return perturb_trial(
+            self.classifier,
+            self.split,
+            orders,
+            rates=rates,
+            settings=settings,
+            seed=self.seed,
+            batch_size=batch_size,
+            baseline=self.baseline,
+            scale=self.scale,
+            eval_task=eval_task,
+            trial=self.trial,
+        )
+
+
+def prompt_tuned_trials(
+    loaded: LoadedModel,
+    split: EncodedSplit,
+    prompts: Sequence[str],
+    baselines: Sequence[str],
+    trials: Sequence[int],
+    seeds: Sequence[int],
+) -> Iterator[TrialModel]:
+    """One task's prompt-tuned trials to perturb, loaded one at a time: each trial's
+    classifier from its prompt file, its ``a_bsl`` and activation std (the unit of
+    ``neuron_std``) from its baseline file (Eq. 3)."""
+    for trial, prompt, baseline_path, seed in zip(trials, prompts, baselines, seeds, strict=True):
+        baseline = read_tensors(baseline_path)
+        yield TrialModel(
+            trial,
+            seed,
+            classifier_from_prompt_file(loaded, prompt),
+            split,
+            baseline["prompt"].numpy(),
+            noise_scale(baseline["prompt_std"]),
+        )
+
 
 #: The keyword options of :func:`write_perturbation_file` that a curve rule's params
 #: carry under the same names.
@@ -522,18 +571,8 @@ def write_perturbation_file(
             rankings, selectivity, random_orders, model.seed, scope, matched_to
         )
         frames.append(
-            perturb_trial(
-                model.classifier,
-                model.split,
-                orders,
-                rates=rates,
-                settings=settings,
-                seed=model.seed,
-                batch_size=batch_size,
-                baseline=model.baseline,
-                scale=model.scale,
-                eval_task=eval_task,
-                trial=model.trial,
+            model.perturb(
+                orders, rates=rates, settings=settings, batch_size=batch_size, eval_task=eval_task
             )
         )
         seeds.append(model.seed)

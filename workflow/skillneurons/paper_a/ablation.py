@@ -19,31 +19,18 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from skillneurons.infra.io import write_frame_parquet
 from skillneurons.neurons.perturbation import (
     LAYER_MATCHED,
     NamedOrder,
     TrialModel,
     layer_matched_orders,
-    perturb_trial,
 )
 from skillneurons.neurons.ranking import Ranking
+from skillneurons.paper_a.ablation_settings import SETTING_KEYS, shown_setting
 from skillneurons.paper_a.findings import gap_claim
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings, Claim
-
-#: A setting's perturbation keys (config ``perturbation``) and the ranking scope.
-SETTING_KEYS = ("kind", "sigma", "unit", "positions", "scope")
-#: Columns of the ablation table, before the findings engine's.
-SETTING_COLUMNS = ["setting", *SETTING_KEYS]
-
-
-def resolve_settings(
-    grid: Mapping[str, Mapping[str, object]], perturbation: Mapping[str, object], scope: str
-) -> dict[str, dict]:
-    """Every setting of config ``ablation.settings`` with all of :data:`SETTING_KEYS`:
-    its own values, else the config's ``perturbation`` block and ``ranking.scope``."""
-    defaults = {**{key: perturbation[key] for key in SETTING_KEYS if key != "scope"}}
-    return {name: {**defaults, "scope": scope, **setting} for name, setting in grid.items()}
 
 
 def ablation_orders(
@@ -91,31 +78,54 @@ def sweep_settings(
             orders = ablation_orders(
                 ranking, task, str(setting["scope"]), random_orders, model.seed
             )
-            frame = perturb_trial(
-                model.classifier,
-                model.split,
-                orders,
-                rates=rates,
-                settings=block,
-                seed=model.seed,
-                batch_size=batch_size,
-                baseline=model.baseline,
-                scale=model.scale,
-                eval_task=task,
-                trial=model.trial,
+            frame = model.perturb(
+                orders, rates=rates, settings=block, batch_size=batch_size, eval_task=task
             )
             frames.append(frame.assign(setting=name))
     return pd.concat(frames, ignore_index=True)
 
 
-def shown_setting(setting: Mapping[str, object]) -> dict:
-    """A setting's keys as the table shows them: no sigma or unit for the kinds that
-    add no noise (zero, baseline)."""
-    noise = setting["kind"] == "gaussian"
-    return {
-        key: setting[key] if noise or key not in ("sigma", "unit") else None
-        for key in SETTING_KEYS
+#: The keyword options of :func:`write_ablation_file` that the rule's params carry
+#: under the same names.
+ABLATION_OPTIONS = ("settings", "base", "rates", "random_orders", "batch_size")
+
+
+def write_ablation_file(
+    path: str,
+    trials: Sequence[TrialModel],
+    ranking: Ranking,
+    identity: Mapping[str, object],
+    *,
+    sample_idx: Sequence[int],
+    settings: Mapping[str, Mapping[str, object]],
+    base: Mapping[str, object],
+    rates: Sequence[float],
+    random_orders: int,
+    batch_size: int,
+) -> None:
+    """Sweep every setting (:func:`sweep_settings`) and write the evaluation task's
+    ablation file atomically: ``results/{model}/ablation/{eval_task}.parquet``, the
+    columns of a perturbation file plus ``setting``; metadata ``identity`` (``model``,
+    ``eval_task``), the evaluated samples' ``idx`` (the order of every row's
+    ``correct``), the resolved settings, the rates and the trials' seeds."""
+    curves = sweep_settings(
+        trials,
+        ranking,
+        str(identity["eval_task"]),
+        settings,
+        base=base,
+        rates=rates,
+        random_orders=random_orders,
+        batch_size=batch_size,
+    )
+    metadata = {
+        **identity,
+        "sample_idx": [int(i) for i in sample_idx],
+        "settings": dict(settings),
+        "rates": list(rates),
+        "seeds": [model.seed for model in trials],
     }
+    write_frame_parquet(path, curves, metadata)
 
 
 def setting_claim(name: str, setting: Mapping[str, object]) -> Claim:

@@ -253,16 +253,19 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
 
 
 def generalization_claims(
-    group: pd.DataFrame,
-    single: pd.DataFrame,
-    controlled: pd.DataFrame,
+    results: pd.DataFrame,
     train_tables: Mapping[str, pd.DataFrame],
     test_tables: Mapping[str, pd.DataFrame],
     overlap_proportions: Sequence[float],
     points: pd.DataFrame,
     settings: BootstrapSettings,
 ) -> list[dict]:
-    """The rows of the module docstring's table, in its order."""
+    """The rows of the module docstring's table, in its order. ``results`` holds every
+    generalization result file (:mod:`skillneurons.paper_b.generalization`), told apart
+    by their ``experiment`` column; ``train_tables`` / ``test_tables`` the groups'
+    task-neuron tables, ``points`` B-T4's (model, test task) points."""
+    group = results[results["experiment"] == "multitask"]
+    single = results[results["experiment"] == "single"]
     shares = sorted(group["proportion"].unique())
     rows = [
         share_contrast(SPECIALIZATION_PEAK, group, "id", shares[-2], shares[-1], settings),
@@ -276,7 +279,7 @@ def generalization_claims(
         ),  # fmt: skip
         share_contrast(GENERALIZATION_RISES, group, "ood", shares[-1], shares[0], settings),
         *overlap_claims(train_tables, test_tables, overlap_proportions, settings),
-        controlled_claim(controlled, settings),
+        controlled_claim(results[results["experiment"] == "controlled"], settings),
         similarity_claim(points, settings),
     ]
     return rows
