@@ -139,6 +139,21 @@ def test_continual_learning_tasks_keep_every_class(tmp_path):
         assert len(spec.label_words) == spec.num_labels == len(set(spec.label_words))
 
 
+@pytest.mark.parametrize("task", ["qqp", "paws", "amazon", "sst2", "mnli"])
+def test_paper_b_tasks_load_from_local_copies_as_from_the_hub(tmp_path, task):
+    """Paper B's classification tasks (configs/llm.yaml) offline: a local copy with the
+    Hub dataset's columns gives the frame the Hub would."""
+    spec = BUILTIN_TASKS[task]
+    columns = {name: [f"{name} {i}" for i in range(4)] for name in spec.text_columns}
+    split = pd.DataFrame({**columns, spec.label_column: [0, 1, 1, 0]})
+    names = [spec.train_split, spec.dev_split, spec.test_split]
+    splits = {name: split for name in names if name is not None}
+    from_hub = load_source(spec, load_dataset=fake_hub(splits, []))
+    copied = load_source(spec, local_copy=local_copy(tmp_path / task, splits))
+    pd.testing.assert_frame_equal(copied, from_hub)
+    assert set(copied["role"]) == {"train", "test"} | ({"dev"} if spec.dev_split else set())
+
+
 def test_hub_failure_names_the_offline_alternatives():
     def offline(*args, **kwargs):
         raise ConnectionError("no network")
