@@ -209,6 +209,8 @@ def test_task_subsets_follow_the_configured_tasks():
     assert task_subset("random_label_words", "auto", types) == ["r"]
     assert task_subset("tuning_methods", "auto", types) == ["r", "t"]
     assert task_subset("tuning_methods", "auto", {"q": "inference"}) == ["q"]
+    assert task_subset("ablation", "auto", types) == ["r", "t"]
+    assert task_subset("ablation", [], types) == []  # the default: off
     assert task_subset("tuning_methods", None, types) == ["q", "r", "t", "s"]
     assert task_subset("tuning_methods", ["t"], types) == ["t"]
     with pytest.raises(ValueError, match=r"tuning_methods.tasks \['z'\] are not among"):

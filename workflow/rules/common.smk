@@ -8,7 +8,7 @@ from snakemake.logging import logger
 
 from skillneurons.data.task_choice import task_subset as choose_tasks
 from skillneurons.data.tasks import resolve_tasks
-from skillneurons.models.label_words import default_label_words
+from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import gguf_models, prepared_directory, resolve_models
 from skillneurons.reporting.registry import rule_files
 
@@ -20,6 +20,13 @@ MODELS = resolve_models(config["models"], config["model_definitions"])
 GGUF_MODELS = gguf_models(config["models"], config["model_definitions"])
 TRIALS = list(range(config["prompt_tuning"]["trials"]))
 REPORT_CAPTIONS = Path(workflow.basedir) / "workflow" / "report"
+# The findings engine's settings (skillneurons.reporting.findings.BootstrapSettings),
+# the same for every table of claims.
+BOOTSTRAP = {
+    "resamples": config["findings"]["bootstrap"],
+    "alpha": config["findings"]["alpha"],
+    "seed": config["seed"],
+}
 
 
 def names_regex(names):
@@ -49,10 +56,8 @@ def task_subset(section):
 
 
 def label_words(task):
-    """The verbalizer's label words of a task: config label_words, else the task's own
-    (tasks of more than three classes), else paper A's."""
-    words = config["label_words"].get(task) or TASKS[task].label_words
-    return list(words) if words else list(default_label_words(TASKS[task].num_labels))
+    """The verbalizer's label words of a task (skillneurons.models.label_words)."""
+    return list(task_label_words(TASKS[task], config["label_words"].get(task)))
 
 
 def model_files(wildcards):

@@ -20,7 +20,7 @@ import jsonschema
 import yaml
 
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
-from skillneurons.models.label_words import DEFAULT_LABEL_WORDS
+from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import ModelSourceError, resolve_models
 from skillneurons.paper_a.registry import PAPER_A
 from skillneurons.paper_b.registry import PAPER_B
@@ -127,13 +127,10 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
                 f"{tasks[task].num_labels} labels {list(tasks[task].label_names)}"
             )
     for name, spec in tasks.items():
-        has_words = checked["label_words"].get(name) or spec.label_words
-        if not has_words and spec.num_labels not in DEFAULT_LABEL_WORDS:
-            raise ConfigError(
-                f"task {name!r} has {spec.num_labels} labels {list(spec.label_names)} and "
-                f"paper A's label words cover 2 or 3: set config key 'label_words.{name}' "
-                "to one word per label"
-            )
+        try:
+            task_label_words(spec, checked["label_words"].get(name))
+        except ValueError as error:
+            raise ConfigError(str(error)) from error
     identify_on = checked["paper_b"]["identify_on"]
     if identify_on == {"deactivation": "base", "training": "multitask"}:
         raise ConfigError(

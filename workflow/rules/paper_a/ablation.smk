@@ -4,16 +4,10 @@ ablation.tasks names tasks (configs/ablation.yaml)."""
 
 from skillneurons.paper_a.ablation_settings import resolve_settings
 
-ABLATION_TASKS = config["ablation"]["tasks"]
+ABLATION_TASKS = task_subset("ablation")
 ABLATION_SETTINGS = resolve_settings(
     config["ablation"]["settings"], PERTURBATION, config["ranking"]["scope"]
 )
-_unknown_ablation_tasks = sorted(set(ABLATION_TASKS) - set(TASKS))
-if _unknown_ablation_tasks:
-    raise ValueError(
-        f"ablation.tasks {_unknown_ablation_tasks} are not among the configured tasks: "
-        f"{', '.join(TASKS)}"
-    )
 
 
 localrules:
@@ -72,10 +66,6 @@ rule ablation_table:
         runtime=10,
     params:
         settings=ABLATION_SETTINGS,
-        bootstrap={
-            "resamples": config["findings"]["bootstrap"],
-            "alpha": config["findings"]["alpha"],
-            "seed": config["seed"],
-        },
+        bootstrap=BOOTSTRAP,
     script:
         "../../scripts/paper_a/ablation_table.py"

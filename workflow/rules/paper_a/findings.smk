@@ -23,10 +23,6 @@ rule findings:
         method_tasks=TUNING_TASKS,
         label_word_tasks=RANDOM_WORDS_TASKS,
         draws=len(RANDOM_WORDS_DRAWS),
-        bootstrap={
-            "resamples": config["findings"]["bootstrap"],
-            "alpha": config["findings"]["alpha"],
-            "seed": config["seed"],
-        },
+        bootstrap=BOOTSTRAP,
     script:
         "../../scripts/paper_a/findings_table.py"

@@ -93,11 +93,7 @@ rule findings_b:
             else {}
         ),
         continual=CONTINUAL_ON,
-        bootstrap={
-            "resamples": config["findings"]["bootstrap"],
-            "alpha": config["findings"]["alpha"],
-            "seed": config["seed"],
-        },
+        bootstrap=BOOTSTRAP,
         title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "
         "intervals)",
     script:

@@ -8,7 +8,8 @@ does not have:
 ``random_label_words``  the first sentiment task, else the first task (paper A, §4.4
                         draws label words for sentiment tasks first);
 ``tuning_methods``      the first sentiment and the first topic task, else the first
-                        task (paper A's A-F7 example is a sentiment task).
+                        task (paper A's A-F7 example is a sentiment task);
+``ablation``            the same (table A-ablation).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ AUTO = "auto"
 AUTO_TYPES = {
     "random_label_words": ("sentiment",),
     "tuning_methods": ("sentiment", "topic"),
+    "ablation": ("sentiment", "topic"),
 }
 
 

@@ -280,7 +280,7 @@ def _per_task_matrix(per_task: pd.DataFrame, order: Sequence[str]) -> pd.DataFra
 def continual_matrices(
     results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame
 ) -> dict[tuple[str, str], pd.DataFrame]:
-    """``a_ij`` per (order, method) (:func:`skillneurons.paper_b.continual.accuracy_matrix`);
+    """``a_ij`` per (order, method) (:func:`accuracy_matrix`);
     per-task FT's is one column, each task's own model."""
     matrices = {}
     for name, frame in results.items():
