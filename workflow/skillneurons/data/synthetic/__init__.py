@@ -11,7 +11,7 @@ shared between tasks (the diagonal blocks of the task-correlation heatmaps) has 
 chance to appear. Every lexicon and template below is written for this project.
 
 Texts are deterministic from ``(task, n_samples, seed, label_noise)``. Each task is
-sized for the embedded default (MiniLM-L6, 8 soft prompt tokens, 100 tuning steps on
+sized for the embedded default (MiniLM-L6, 8 soft prompt tokens, 150 tuning steps on
 CPU): most samples carry a clear cue of their class, a minority needs more than one
 word to be read right, so a prompt-tuned small encoder learns the task well above its
 majority class and stays below 100%:
@@ -21,7 +21,8 @@ majority class and stays below 100%:
   clause after "but" / the main clause after "although". The three sentiment tasks
   share a core polarity lexicon, each adds its own words and surface form: short
   critic lines (SST-2), longer reviews with plot filler (IMDB), tweets with mentions,
-  hashtags and emoticons and a neutral class of factual tweets (TweetEval);
+  hashtags and emoticons and a neutral class of announcements, plans and questions
+  that share the opinion tweets' things, places and times (TweetEval);
 * **inference** -- most pairs carry their class's cue (MNLI: a generalised copy of
   the premise, added information, an incompatible activity or state; QNLI: the
   sentence states the asked relation, or a background fact no question asks about);
@@ -31,6 +32,10 @@ majority class and stays below 100%:
 * **topic** -- class keywords are mixed with words both classes use ("team", "deal",
   "record", "season", "shares", "owner", ...), some samples carry only weak cues,
   and entity names are drawn from the same invented syllables for both classes;
+* **no giveaways** -- no (sub)task can be read from the presence of a few words to
+  better than 96% (:mod:`skillneurons.data.word_cues`, tested): a small family of
+  template words that separates two classes makes hundreds of neurons perfectly
+  "predictive" and the ranking measures the template instead of a skill;
 * **label noise** -- an exact fraction of labels is flipped to another class,
   capping attainable accuracy below 100%.
 
@@ -110,7 +115,7 @@ SYNTHETIC_TASKS: dict[str, SyntheticTask] = {
             label_names=("negative", "neutral", "positive"),
             pair=False,
             description="Lowercase tweets with @user mentions, hashtags and emoticons; the "
-            "neutral class holds factual, informational tweets.",
+            "neutral class holds announcements, plans and questions about the same things.",
         ),
         SyntheticTask(
             name="syn_mnli",

@@ -98,6 +98,12 @@ MNLI_HARD_ENTAILMENT_SHARE = 0.1  # a copy with the premise's words, less one de
 MNLI_HARD_NEUTRAL_SHARE = 0.1  # a premise more general than the hypothesis, "is not famous"
 MNLI_NEGATED_CONTRADICTION_SHARE = 0.07  # "is not playing a guitar", "nobody is ..."
 MNLI_SWAPPED_CONTRADICTION_SHARE = 0.07  # a swapped agent, activity, place or attire colour
+# Contradicting hypotheses that name the agent by its generalisation, as entailed ones
+# do ("A person is sleeping."), so that "person" or "someone" is no entailment cue.
+MNLI_GENERAL_AGENT_CONTRADICTION_RATE = 0.3
+# Of the other contradicting hypotheses, the share with an activity of another kind
+# rather than a resting state (which names its place half of the time).
+MNLI_OTHER_ACTIVITY_RATE = 0.25
 
 
 @dataclass(frozen=True)
@@ -196,6 +202,9 @@ def _contradicting(s: Sampler, draw: _SceneDraw, hypothesis: _Scene) -> _Scene:
     """
     if draw.place and s.chance(0.3):
         hypothesis = replace(hypothesis, place=draw.place[1])
+    if s.chance(MNLI_GENERAL_AGENT_CONTRADICTION_RATE):
+        agent = draw.general_agent if s.chance(0.75) else "someone"
+        hypothesis = replace(hypothesis, agent=agent, plural=_is_plural(agent), attire=None)
     if hypothesis.extra and s.chance(0.6):
         hypothesis = replace(hypothesis, extra=None)
     operation = s.uniform()
@@ -229,7 +238,12 @@ def _contradicting(s: Sampler, draw: _SceneDraw, hypothesis: _Scene) -> _Scene:
             other = s.choice(others)
             return replace(hypothesis, place=other[0] if s.chance(0.7) else other[1])
         return replace(hypothesis, attire=_attire(s.other(COLORS, draw.color), draw.garment))
-    resting, place = s.choice(MNLI_RESTING), s.choice(MNLI_RESTING_PLACES)
+    if s.chance(MNLI_OTHER_ACTIVITY_RATE):  # an activity of another kind, in the same place
+        others = [entry for entry in MNLI_ACTIVITIES if entry[2] != draw.group]
+        other = s.choice(others)
+        return replace(hypothesis, activity=other[0] if s.chance(0.6) else other[1], extra=None)
+    resting = s.choice(MNLI_RESTING)
+    place = s.choice(MNLI_RESTING_PLACES) if s.chance(0.5) else None
     return replace(hypothesis, activity=resting, place=place, extra=None)
 
 

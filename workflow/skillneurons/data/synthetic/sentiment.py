@@ -1,5 +1,5 @@
 """Synthetic sentiment twins: SST-2 (short critic lines), IMDB (longer reviews with plot
-filler) and TweetEval (tweets, with a neutral class of factual tweets); see
+filler) and TweetEval (tweets, with a neutral class of announcements and questions); see
 :mod:`skillneurons.data.synthetic`."""
 
 from __future__ import annotations
@@ -309,13 +309,16 @@ def _review_opinion(s: Sampler, polarity: int, negated: bool = False) -> str:
 IMDB_NEGATION_SHARE = 0.06
 IMDB_CONCESSION_SHARE = 0.06
 IMDB_DISTRACTOR_SHARE = 0.04
+IMDB_VERDICT_RATE = 0.5
 
 
 def imdb_sample(s: Sampler, label: int) -> tuple[str, None]:
     """One IMDB-like review; label 0 negative, 1 positive.
 
     Two or three opinion sentences are shuffled among one or two neutral plot
-    sentences, and the review closes with a verdict of the label's polarity. Hard
+    sentences, and the review closes with a verdict of the label's polarity (a share
+    :data:`IMDB_VERDICT_RATE`; the others with one more opinion, so that five
+    verdict templates per class are no giveaway). Hard
     reviews (:data:`IMDB_NEGATION_SHARE`, :data:`IMDB_CONCESSION_SHARE`,
     :data:`IMDB_DISTRACTOR_SHARE`) express every opinion by negating an adjective of
     the opposite polarity and close with a negated verdict, concede most opinions
@@ -326,7 +329,10 @@ def imdb_sample(s: Sampler, label: int) -> tuple[str, None]:
     polarity = 1 if label == 1 else -1
     n_opinions = s.integer(2, 3)
     events: Sequence[str] = PLOT_EVENTS
-    closing = s.choice(POSITIVE_VERDICTS if polarity > 0 else NEGATIVE_VERDICTS)
+    if s.chance(IMDB_VERDICT_RATE):
+        closing = s.choice(POSITIVE_VERDICTS if polarity > 0 else NEGATIVE_VERDICTS)
+    else:
+        closing = _review_opinion(s, polarity)
     form = s.uniform()
     hard_negation = IMDB_NEGATION_SHARE
     hard_concession = hard_negation + IMDB_CONCESSION_SHARE
@@ -384,11 +390,13 @@ TWEET_EVENTS = (
     "farmers market", "book fair", "charity run", "city council vote", "jazz festival",
     "science fair", "blood drive", "open day", "night market", "quiz night",
 )  # fmt: skip
-# Places for factual tweets; some names contain polarity words.
+# Places and events of tweets; some names contain polarity words.
 TWEET_PLACES = (
     "the great hall", "happy valley library", "the good shepherd clinic", "the fun fair grounds",
     "central station", "the city museum", "the north gym", "the public pool", "the town hall",
 )  # fmt: skip
+TWEET_RELEASES = ("the new update", "the new album", "the new episode", "the season finale")
+TWEET_SERVICES = ("my flight", "the bus", "the train", "the new update", "my parcel")
 TWEET_SHOWS = ("the late news", "cooking with sam", "the quiz hour", "city stories", "wild coast")
 
 
@@ -397,33 +405,104 @@ def _tweet_time(s: Sampler) -> str:
     return f"{s.integer(1, 12)}{minute}{s.choice(('am', 'pm'))}"
 
 
-def _factual_tweet(s: Sampler) -> str:
-    """A neutral, informational tweet."""
-    form = s.integer(0, 7)
-    time, day = _tweet_time(s), s.choice(WEEKDAYS)
+def _when(s: Sampler) -> str:
+    """A time reference: "on friday", "at 6:30pm", "this weekend", "tonight"."""
+    form = s.integer(0, 4)
     if form == 0:
-        return f"the {s.choice(TWEET_EVENTS)} starts at {time} on {day}"
+        return f"on {s.choice(WEEKDAYS)}"
     if form == 1:
-        return f"{s.choice(TWEET_PLACES)} is open until {time} on {day}"
+        return f"at {_tweet_time(s)}"
     if form == 2:
-        return f"reminder: the {s.choice(TWEET_EVENTS)} meeting has moved to {day} at {time}"
-    if form == 3:
-        return f"new episode of {s.choice(TWEET_SHOWS)} airs {day} at {time}"
-    if form == 4:
-        return f"does anyone know if {s.choice(TWEET_PLACES)} is open on {day}?"
-    if form == 5:
+        return f"on {s.choice(WEEKDAYS)} at {_tweet_time(s)}"
+    return s.choice(("tonight", "this weekend", "this morning", "next week", "today"))
+
+
+def _when_past(s: Sampler) -> str:
+    """A time reference for something that happened: "on friday", "last night"."""
+    if s.chance(0.4):
+        return f"on {s.choice(WEEKDAYS)}"
+    return s.choice(("last night", "this morning", "today", "yesterday", "at lunch"))
+
+
+def _where(s: Sampler) -> str:
+    """A place reference: "at the city museum", "at the jazz festival"."""
+    if s.chance(0.5):
+        return f"at {s.choice(TWEET_PLACES)}"
+    return f"at the {s.choice(TWEET_EVENTS)}"
+
+
+def _announcement(s: Sampler) -> str:
+    """A factual statement about an event, place, show or thing; times are optional."""
+    when = _when(s) if s.chance(0.6) else ""
+    form = s.integer(0, 9)
+    if form == 0:
+        text = f"the {s.choice(TWEET_EVENTS)} starts {when or 'soon'}"
+    elif form == 1:
+        text = f"{s.choice(TWEET_PLACES)} is open {when or 'again'}"
+    elif form == 2:
+        moved = s.choice(("has moved", "was moved"))
+        text = f"the {s.choice(TWEET_EVENTS)} {moved} {when or 'to the main square'}"
+    elif form == 3:
+        text = f"new episode of {s.choice(TWEET_SHOWS)} airs {when or 'this week'}"
+    elif form == 4:
         home, away = invented_name(s).lower(), invented_name(s).lower()
-        return f"{home} vs {away} kicks off at {time} on {day}"
-    if form == 6:
-        return f"heading to {s.choice(TWEET_PLACES)} for the {s.choice(TWEET_EVENTS)} this {day}"
-    return f"bus {s.integer(2, 99)} will run every {s.integer(2, 6) * 5} minutes from {day}"
+        text = f"{home} vs {away} {when or 'is on the radio'}"
+    elif form == 5:
+        text = f"{s.choice(TWEET_RELEASES)} comes out {when or 'soon'}"
+    elif form == 6:
+        delayed = s.choice(("is delayed", "was delayed", "was cancelled"))
+        text = f"{s.choice(TWEET_SERVICES)} {delayed} {when or 'again'}"
+    elif form == 7:
+        first, second = s.shuffled(TWEET_EVENTS)[:2]
+        text = f"the {first} and the {second} are both {when or 'this weekend'}"
+    else:
+        text = f"bus {s.integer(2, 99)} will run every {s.integer(2, 6) * 5} minutes {when}"
+    if s.chance(0.2):
+        text = f"{s.choice(('reminder,', 'update:', 'fyi,', 'heads up,'))} {text}"
+    return text.strip()
+
+
+def _factual_tweet(s: Sampler) -> str:
+    """A neutral tweet: an announcement, a plan or a question without an opinion.
+
+    A share :data:`TWEET_HARD_NEUTRAL_SHARE` asks about quality or reports that
+    opinions are mixed, so polarity words ("good", "worth it", "love") appear in
+    neutral tweets too, as in TweetEval's neutral class.
+    """
+    form = s.uniform()
+    thing = s.choice(TWEET_THINGS)
+    if form < TWEET_HARD_NEUTRAL_SHARE:
+        return s.choice(
+            (
+                f"is {thing} any good?",
+                f"has anyone tried {thing}? is it worth it",
+                f"not sure yet what i think about {thing}",
+                f"{thing}: love it or hate it?",
+                f"some say {thing} is {s.choice(TWEET_WORDS.of(1))}, some say it is "
+                f"{s.choice(TWEET_WORDS.of(-1))}",
+            )
+        )
+    if form < 0.55:
+        return _announcement(s)
+    if form < 0.75:
+        activity = s.choice(("heading to", "going to", "on my way to", "waiting at"))
+        return f"{activity} {_where(s)[3:]} {_when(s) if s.chance(0.5) else ''}".strip()
+    if form < 0.9:
+        return f"does anyone know if {s.choice(TWEET_PLACES)} is open {_when(s)}?"
+    return f"just {s.choice(TWEET_ACTIVITIES)} {_when(s) if s.chance(0.4) else ''}".strip()
 
 
 # Shares of the hard forms among opinion tweets; the rest state the polarity twice
-# (two adjectives, or an adjective and a reaction) or in a plain clause.
+# (two adjectives, or an adjective and a reaction) or in a plain clause. The reaction
+# form (an announcement followed by a polar reaction) reads like a neutral tweet but
+# for its reaction; a share of the other forms carries a time or place detail.
 TWEET_NEGATION_SHARE = 0.06
 TWEET_CONTRAST_SHARE = 0.06
 TWEET_DISTRACTOR_SHARE = 0.04
+TWEET_REACTION_SHARE = 0.1
+TWEET_DETAIL_RATE = 0.3
+# Neutral tweets that ask about quality or report mixed opinions.
+TWEET_HARD_NEUTRAL_SHARE = 0.12
 
 
 def _opinion_tweet(s: Sampler, polarity: int) -> tuple[str, bool]:
@@ -433,12 +512,20 @@ def _opinion_tweet(s: Sampler, polarity: int) -> tuple[str, bool]:
     polarity (the distractor form: one adjective and an emoticon of the other
     polarity).
     """
+    text, mismatched = _opinion_text(s, polarity)
+    if s.chance(TWEET_DETAIL_RATE):
+        text = f"{text} {_when_past(s) if s.chance(0.5) else _where(s)}"
+    return text, mismatched
+
+
+def _opinion_text(s: Sampler, polarity: int) -> tuple[str, bool]:
     form = s.uniform()
     copulas = ("is", "was")
     thing = s.choice(TWEET_THINGS)
     hard_negation = TWEET_NEGATION_SHARE
     hard_contrast = hard_negation + TWEET_CONTRAST_SHARE
     hard_distractor = hard_contrast + TWEET_DISTRACTOR_SHARE
+    reaction_form = hard_distractor + TWEET_REACTION_SHARE
     if form < hard_negation:  # "the new album is not very lame"
         return _opinion_clause(s, thing, polarity, TWEET_WORDS, 1.0, copulas), False
     if form < hard_contrast:
@@ -448,13 +535,20 @@ def _opinion_tweet(s: Sampler, polarity: int) -> tuple[str, bool]:
         return f"{first} but {second}", False
     if form < hard_distractor:
         return _opinion_clause(s, thing, polarity, TWEET_WORDS, 0.0, copulas), True
-    if form < 0.45:
+    reaction = s.choice(POSITIVE_REACTIONS if polarity > 0 else NEGATIVE_REACTIONS)
+    if form < reaction_form:  # "the book fair has moved on friday, so done with this"
+        return f"{_announcement(s)}, {reaction}", False
+    if form < 0.4:
         clause = _opinion_clause(s, thing, polarity, TWEET_WORDS, 0.0, copulas)
-        reaction = s.choice(POSITIVE_REACTIONS if polarity > 0 else NEGATIVE_REACTIONS)
         return f"{clause}, {reaction}", False
-    if form < 0.7:
+    if form < 0.58:
         first, second = _two_adjectives(s, polarity, TWEET_WORDS)
         return f"{thing} {s.choice(copulas)} {first} and {second}", False
+    if form < 0.72:  # no copula: "the new album: amazing", "so lame today"
+        if s.chance(0.5):
+            return f"{thing}: {_graded_adjective(s, polarity, TWEET_WORDS)}", False
+        word = s.choice(TWEET_WORDS.of(polarity))
+        return f"so {word} {s.choice(('today', 'honestly', 'lol'))}", False
     if form < 0.85:
         clause = _opinion_clause(s, "it", polarity, TWEET_WORDS, 0.0, ("was",))
         return f"just {s.choice(TWEET_ACTIVITIES)} and {clause}", False
@@ -464,7 +558,14 @@ def _opinion_tweet(s: Sampler, polarity: int) -> tuple[str, bool]:
 
 
 def tweet_sample(s: Sampler, label: int) -> tuple[str, None]:
-    """One tweet; label 0 negative, 1 neutral, 2 positive."""
+    """One tweet; label 0 negative, 1 neutral, 2 positive.
+
+    Neutral and opinion tweets share their surface: both name the same things,
+    events, places, days and times, neutral tweets sometimes ask about quality and
+    opinion tweets sometimes react to an announcement, so that no small family of
+    words (a weekday, "pm", "starts at") gives the neutral class away
+    (:mod:`skillneurons.data.word_cues`).
+    """
     if label == 1:
         text = _factual_tweet(s)
         emoticon_rate, positive_face = 0.1, s.chance(0.5)
