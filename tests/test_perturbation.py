@@ -19,6 +19,7 @@ from skillneurons.neurons.perturbation import (
     PerturbationSettings,
     layer_matched_orders,
     perturbation_edits,
+    perturbation_orders,
     perturbed_accuracy,
     perturbed_count,
     random_orders,
@@ -282,3 +283,18 @@ def test_neuron_std_unit_scales_each_neurons_noise_by_its_std(classifier, split)
     torch.testing.assert_close(relative[..., 7], 4.0 * absolute[..., 7])
     with pytest.raises(ValueError, match="needs each neuron's activation std"):
         perturbation_edits(classifier, neurons, PerturbationSettings(unit="neuron_std"))
+
+
+def test_uniform_and_layer_matched_random_orders_have_their_own_counts():
+    scores = np.array([[0.9, 0.1, 0.8, 0.2], [0.3, 0.95, 0.4, 0.5]])
+    zeros = np.zeros_like(scores)
+    rankings = {"task": Ranking(ranking_table({None: scores}, {None: zeros}, {None: zeros}))}
+    types = [o.order_type for o in perturbation_orders(rankings, None, 3, 0, matched_to="task")]
+    assert types == ["task"] + ["random"] * 3 + ["layer_matched"] * 3
+    orders = perturbation_orders(rankings, None, 3, 0, matched_to="task", uniform_count=1)
+    assert [(o.order_type, o.repeat) for o in orders] == [
+        ("task", 0), ("random", 0), ("layer_matched", 0), ("layer_matched", 1),
+        ("layer_matched", 2),
+    ]  # fmt: skip
+    for order in orders[1:]:
+        assert sorted(order.order) == list(range(8))

@@ -84,6 +84,7 @@ rule perturbation_curves:
         # One noise seed (and random order) per trial.
         seeds=[config["seed"] + trial for trial in TRIALS],
         random_orders=PERTURBATION["random_orders"],
+        uniform_orders=PERTURBATION["uniform_orders"],
         scope=config["ranking"]["scope"],
         test_samples=PERTURBATION["test_samples"],
         subset_seed=config["seed"],

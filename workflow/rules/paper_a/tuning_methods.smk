@@ -119,6 +119,7 @@ rule tuning_method_perturbation:
         # One noise seed (and random order) per trial.
         seeds=[config["seed"] + trial for trial in TUNING_TRIALS],
         random_orders=config["perturbation"]["random_orders"],
+        uniform_orders=config["perturbation"]["uniform_orders"],
         scope=config["ranking"]["scope"],
         test_samples=config["perturbation"]["test_samples"],
         subset_seed=config["seed"],

@@ -377,6 +377,7 @@ def perturbation_orders(
     seed: int,
     scope: str = "global",
     matched_to: str | None = None,
+    uniform_count: int | None = None,
 ) -> list[NamedOrder]:
     """The orders one evaluation job sweeps (Figures 4, 11, 15).
 
@@ -385,13 +386,15 @@ def perturbation_orders(
     rankings : source task -> its ranking (predictivity order, :meth:`Ranking.order`).
     selectivity : ``[layers, neurons]`` selectivity index of the evaluation task
         (:mod:`skillneurons.neurons.selectivity`), or None to leave that order out.
-    random_count : number of uniform random orders, drawn with ``seed``
-        (:func:`random_orders`), and as many layer-matched ones.
+    random_count : number of layer-matched random orders, and of uniform random ones
+        (drawn with ``seed``, :func:`random_orders`) unless ``uniform_count`` is set.
     scope : ``"global"`` or ``"per_layer"`` (config ``ranking.scope``), applied to every
         order so that all of them perturb the same number of neurons per layer.
     matched_to : the source task (a key of ``rankings``, normally the evaluation task)
         whose order the layer-matched random orders follow (:func:`layer_matched_orders`,
         named ``random_layer_matched``, type :data:`LAYER_MATCHED`); None: none.
+    uniform_count : number of uniform random orders (the paper's control, drawn in
+        every layer); None: ``random_count``.
     """
     orders = [NamedOrder(task, "task", ranking.order(scope)) for task, ranking in rankings.items()]
     if selectivity is not None:
@@ -406,7 +409,8 @@ def perturbation_orders(
         if scope == "per_layer":
             order = interleave_layers(order, widths)
         orders.append(NamedOrder("selectivity", "selectivity", order))
-    for repeat, order in enumerate(random_orders(layers * neurons, random_count, seed)):
+    uniform = random_count if uniform_count is None else uniform_count
+    for repeat, order in enumerate(random_orders(layers * neurons, uniform, seed)):
         if scope == "per_layer":
             order = interleave_layers(order, widths)
         orders.append(NamedOrder("random", "random", order, repeat))
@@ -535,7 +539,7 @@ def prompt_tuned_trials(
 
 #: The keyword options of :func:`write_perturbation_file` that a curve rule's params
 #: carry under the same names.
-CURVE_OPTIONS = ("rates", "settings", "random_orders", "scope", "batch_size")
+CURVE_OPTIONS = ("rates", "settings", "random_orders", "uniform_orders", "scope", "batch_size")
 
 
 def write_perturbation_file(
@@ -549,6 +553,7 @@ def write_perturbation_file(
     rates: Sequence[float],
     settings: Mapping[str, object],
     random_orders: int,
+    uniform_orders: int | None,
     scope: str,
     batch_size: int,
 ) -> None:
@@ -568,7 +573,7 @@ def write_perturbation_file(
     frames, seeds = [], []
     for model in trials:
         orders = perturbation_orders(
-            rankings, selectivity, random_orders, model.seed, scope, matched_to
+            rankings, selectivity, random_orders, model.seed, scope, matched_to, uniform_orders
         )
         frames.append(
             model.perturb(

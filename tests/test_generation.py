@@ -1,0 +1,237 @@
+"""Generation: the twins, the task registry and loaders, the target-only LM loss, greedy
+decoding on tiny causal models, and ROUGE-L through rouge-score."""
+
+import pandas as pd
+import pytest
+import torch
+
+from skillneurons.data.generation import (
+    PAPER_GENERATION_TASKS,
+    SYNTHETIC_GENERATION_TASKS,
+    generation_spec,
+    generation_splits,
+    load_generation_source,
+)
+from skillneurons.data.sources import DataSourceError
+from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
+from skillneurons.models.generation import (
+    IGNORED,
+    GenerationExample,
+    encode_examples,
+    greedy_continuations,
+    lm_batch,
+    target_loss,
+)
+from skillneurons.paper_b.rouge import rouge_l_f1
+from tiny_models import FAMILIES, word_tokenizer
+
+# ------------------------------------------------------------------------- ROUGE-L
+
+
+def test_rouge_l_on_a_hand_checked_pair():
+    # LCS "the cat on the mat" = 5 of 6 tokens on both sides: P = R = F = 5/6
+    scores = rouge_l_f1(["the cat sat on the mat"], ["the cat was on the mat"])
+    assert scores == pytest.approx([5 / 6])
+
+
+def test_rouge_l_of_reordered_words_counts_the_common_subsequence():
+    # prediction: police arrested two men; reference: two men were arrested by police.
+    # LCS "two men" (2 tokens): P = 2/4, R = 2/6, F = 2PR / (P + R) = 0.4
+    scores = rouge_l_f1(["Police arrested two men."], ["Two men were arrested by police."])
+    assert scores == pytest.approx([0.4])
+    assert rouge_l_f1([""], ["anything"]) == pytest.approx([0.0])
+
+
+def test_rouge_l_needs_one_reference_per_prediction():
+    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+        rouge_l_f1(["a", "b"], ["a"])
+
+
+# --------------------------------------------------------------------------- twins
+
+
+@pytest.mark.parametrize("name", list(GENERATION_TWINS))
+def test_twins_are_deterministic_unique_and_filled(name):
+    frame = generate_generation_task(name, 600, seed=3)
+    again = generate_generation_task(name, 600, seed=3)
+    pd.testing.assert_frame_equal(frame, again)
+    assert frame["source"].is_unique
+    assert (frame["target"].str.split().str.len() >= 4).all()
+    assert not frame.equals(generate_generation_task(name, 600, seed=4))
+
+
+def test_twins_pair_a_training_and_an_out_of_domain_task_per_type():
+    types = [twin.type for twin in GENERATION_TWINS.values()]
+    assert sorted(types) == sorted(["summarization", "question_generation", "data_to_text"] * 2)
+    assert {spec.twin for spec in SYNTHETIC_GENERATION_TASKS.values()} == set(
+        PAPER_GENERATION_TASKS
+    )
+
+
+def test_summaries_keep_the_passage_entities():
+    frame = generate_generation_task("syn_cnndm", 50, seed=0)
+    town = frame["target"].str.split().str[0]
+    assert all(t in source for t, source in zip(town, frame["source"], strict=True))
+
+
+def test_data_to_text_targets_state_every_attribute():
+    frame = generate_generation_task("syn_e2e", 50, seed=0)
+    for record, text in zip(frame["source"], frame["target"], strict=True):
+        food = record.split("food[")[1].split("]")[0]
+        name = record.split("name[")[1].split("]")[0]
+        assert food in text and text.startswith(name)
+
+
+# ---------------------------------------------------------------- registry, loaders
+
+
+LOCAL_COPIES = {
+    "cnn_dailymail": ({"article": "A long story.", "highlights": "A story.", "id": "x"}, {}),
+    "xsum": ({"document": "A report.", "summary": "In short.", "id": "1"}, {}),
+    "sciq": (
+        {"question": "What do bees collect?", "support": "Bees collect nectar.",
+         "correct_answer": "nectar", "distractor1": "sand"},
+        {"answer": "nectar"},
+    ),
+    "tweet_qa": (
+        {"Question": "who won?", "Answer": ["the reds"], "Tweet": "the reds won!", "qid": "q"},
+        {"answer": "the reds"},
+    ),
+    "e2e_nlg": ({"meaning_representation": "name[X], food[Thai]",
+                 "human_reference": "X serves Thai food."}, {}),
+    "common_gen": ({"concept_set_idx": 0, "concepts": ["dog", "ball"],
+                    "target": "The dog chases a ball."}, {}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(PAPER_GENERATION_TASKS))
+def test_paper_tasks_load_from_local_copies(tmp_path, name):
+    row, source_parts = LOCAL_COPIES[name]
+    spec = PAPER_GENERATION_TASKS[name]
+    splits = [spec.train_split, spec.test_split] + ([spec.dev_split] if spec.dev_split else [])
+    for split in splits:
+        pd.DataFrame([row] * 3).to_parquet(tmp_path / f"{split}.parquet")
+    frame = load_generation_source(spec, local_copy=str(tmp_path))
+    assert list(frame.columns) == ["source", "target", "role"]
+    assert len(frame) == 3 * len(splits)
+    assert (frame["target"] == row[spec.target_column]).all()
+    for label, text in source_parts.items():
+        assert f"{label}: {text}" in frame["source"].iloc[0]
+    if name == "common_gen":  # list cells are joined, dev is carved out of train
+        assert frame["source"].iloc[0] == "dog, ball"
+        parts = generation_splits(frame, dev_fraction=0.34, seed=0)
+        assert [len(parts[s]) for s in ("train", "dev", "test")] == [2, 1, 3]
+
+
+def test_a_local_copy_without_the_target_column_names_it(tmp_path):
+    for split in ("train", "validation", "test"):
+        pd.DataFrame({"document": ["text"]}).to_parquet(tmp_path / f"{split}.parquet")
+    with pytest.raises(DataSourceError, match="no column\\(s\\) summary; it has document"):
+        load_generation_source(PAPER_GENERATION_TASKS["xsum"], local_copy=str(tmp_path))
+
+
+def test_empty_targets_are_refused_with_their_rows(tmp_path):
+    rows = pd.DataFrame({"document": ["a", "b", "c"], "summary": ["ok", "", " "]})
+    for split in ("train", "validation", "test"):
+        rows.to_parquet(tmp_path / f"{split}.parquet")
+    with pytest.raises(DataSourceError, match="2 empty 'summary' cells \\(rows 2, 3\\)"):
+        load_generation_source(PAPER_GENERATION_TASKS["xsum"], local_copy=str(tmp_path))
+
+
+def test_offline_hub_download_names_the_alternatives():
+    def offline(*args, **kwargs):
+        raise ConnectionError("no network")
+
+    with pytest.raises(DataSourceError, match="syn_cnndm.*data.local_datasets.xsum"):
+        load_generation_source(PAPER_GENERATION_TASKS["xsum"], load_dataset=offline)
+    with pytest.raises(DataSourceError, match="known tasks: cnn_dailymail"):
+        generation_spec("cnn")
+
+
+def test_synthetic_sources_have_the_requested_roles():
+    spec = SYNTHETIC_GENERATION_TASKS["syn_sciq"]
+    frame = load_generation_source(spec, seed=1, synthetic_sizes={"train": 5, "dev": 2, "test": 3})
+    assert frame["role"].tolist() == ["train"] * 5 + ["dev"] * 2 + ["test"] * 3
+
+
+# ------------------------------------------------------------ loss and decoding
+
+
+def causal(family: str) -> torch.nn.Module:
+    """A tiny random causal LM with peaked predictions (scaled output embeddings), so
+    that losses over different tokens differ clearly."""
+    torch.manual_seed(0)
+    model = FAMILIES[family][0]().eval()
+    with torch.no_grad():
+        model.get_output_embeddings().weight.mul_(30.0)
+    return model
+
+
+def test_lm_batch_labels_only_the_target():
+    batch = lm_batch([GenerationExample([5, 6, 7], [8, 9]), GenerationExample([5], [4])], pad_id=0)
+    assert batch["input_ids"].tolist() == [[5, 6, 7, 8, 9], [5, 4, 0, 0, 0]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]]
+    assert batch["labels"].tolist() == [
+        [IGNORED, IGNORED, IGNORED, 8, 9],
+        [IGNORED, 4, IGNORED, IGNORED, IGNORED],
+    ]
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_target_loss_is_the_cross_entropy_of_target_tokens(family):
+    model = causal(family)
+    examples = [GenerationExample([3, 4, 5], [6, 7]), GenerationExample([9, 10], [11, 12, 13])]
+    loss = target_loss(model, lm_batch(examples, pad_id=0))
+    terms = []
+    for example in examples:
+        ids = torch.tensor([example.prompt + example.target])
+        log_probs = model(input_ids=ids).logits[0].log_softmax(-1)
+        for position in range(len(example.prompt), ids.shape[1]):
+            terms.append(-log_probs[position - 1, ids[0, position]])
+    assert loss.item() == pytest.approx(torch.stack(terms).mean().item(), rel=1e-5)
+    # labelling the prompt's positions too would average over their tokens as well
+    batch = lm_batch(examples, pad_id=0)
+    batch["labels"] = torch.where(batch["attention_mask"] == 1, batch["input_ids"], IGNORED)
+    assert abs(target_loss(model, batch).item() - loss.item()) > 0.1
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_greedy_decoding_matches_a_manual_argmax_loop(family):
+    model = causal(family)
+    prompts = [[3, 4, 5, 6], [7], [8, 9]]  # different lengths: left padding in one batch
+    eos = 2
+    got = greedy_continuations(model, prompts, max_new_tokens=5, pad_id=0, eos_id=eos)
+    for prompt, tokens in zip(prompts, got, strict=True):
+        ids, expected = list(prompt), []
+        for _ in range(5):
+            logits = model(input_ids=torch.tensor([ids])).logits[0, -1]
+            token = int(logits.argmax())
+            if token == eos:
+                break
+            expected.append(token)
+            ids.append(token)
+        assert tokens == expected
+
+
+def test_decoding_stops_at_the_end_token():
+    model = causal("gpt2")
+    free = greedy_continuations(model, [[3, 4]], max_new_tokens=3, pad_id=0, eos_id=50)[0]
+    assert len(free) == 3  # 50 is outside the vocabulary: never generated
+    # the first generated token declared the end: nothing is returned
+    stopped = greedy_continuations(model, [[3, 4]], max_new_tokens=3, pad_id=0, eos_id=free[0])
+    assert stopped == [[]]
+
+
+def test_examples_keep_the_prompt_end_and_the_target_start_then_eos():
+    tokenizer = word_tokenizer()
+    tokenizer.eos_token = "[UNK]"
+    ids = tokenizer.convert_tokens_to_ids
+    (example,) = encode_examples(
+        tokenizer, ["very good"], ["not bad"], max_prompt_tokens=1, max_target_tokens=1
+    )
+    assert example == GenerationExample([ids("good")], [ids("not"), ids("[UNK]")])
+    with pytest.raises(ValueError, match="1 prompts but 2 targets"):
+        encode_examples(tokenizer, ["a"], ["b", "c"], max_prompt_tokens=4, max_target_tokens=4)
+    tokenizer.eos_token = None
+    with pytest.raises(ValueError, match="no end-of-text token"):
+        encode_examples(tokenizer, ["a"], ["b"], max_prompt_tokens=4, max_target_tokens=4)

@@ -1,0 +1,30 @@
+"""ROUGE-L F1, paper B's score of generation tasks (§5, Table 3), from ``rouge-score``.
+
+ROUGE-L compares the longest common subsequence (LCS) of a prediction's and a
+reference's tokens: precision LCS / |prediction|, recall LCS / |reference|, F1 their
+harmonic mean. Paper B does not say how it tokenizes; we use the package's default
+tokenizer (lowercase, non-alphanumerics dropped) with Porter stemming, the common
+setting of summarization papers, and report the mean F1 over samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from rouge_score import rouge_scorer
+
+_SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def rouge_l_f1(predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """Per-sample ROUGE-L F1 of ``predictions`` against ``references`` (same order)."""
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    return np.array(
+        [
+            _SCORER.score(reference, prediction)["rougeL"].fmeasure
+            for prediction, reference in zip(predictions, references, strict=True)
+        ],
+        dtype=float,
+    )
