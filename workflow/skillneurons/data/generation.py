@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from skillneurons.data.sources import DataSourceError, read_file
+from skillneurons.data.sources import DataSourceError, read_local_splits
 from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
 
 GENERATION_TYPES = ("summarization", "question_generation", "data_to_text")
@@ -183,16 +183,7 @@ def _from_splits(spec: GenerationSpec, splits: Mapping[str, pd.DataFrame], where
 
 
 def _local_copy(spec: GenerationSpec, folder: Path) -> pd.DataFrame:
-    splits = {}
-    for split in _roles(spec):
-        candidates = [folder / f"{split}.{suffix}" for suffix in ("parquet", "jsonl", "csv")]
-        found = next((path for path in candidates if path.exists()), None)
-        if found is None:
-            raise DataSourceError(
-                f"generation task {spec.name!r}: local copy {folder} has no "
-                f"{split}.parquet/.jsonl/.csv"
-            )
-        splits[split] = read_file(found)
+    splits = read_local_splits(folder, _roles(spec), f"generation task {spec.name!r}")
     return _from_splits(spec, splits, f"local copy {folder}")
 
 

@@ -14,7 +14,7 @@ import codecs
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -211,17 +211,24 @@ def frame_from_splits(
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_local_copy(spec: TaskSpec, folder: Path) -> pd.DataFrame:
-    """A local copy of a Hub dataset: one ``{split}.parquet`` (or .jsonl/.csv) per split."""
-    splits = {}
-    for split in _source_roles(spec):
+def read_local_splits(folder: Path, splits: Iterable[str], owner: str) -> dict[str, pd.DataFrame]:
+    """The splits of a local copy of a Hub dataset: one ``{split}.parquet`` (or
+    ``.jsonl``, ``.csv``) per split; ``owner`` names the task in errors."""
+    frames = {}
+    for split in splits:
         candidates = [folder / f"{split}.{suffix}" for suffix in ("parquet", "jsonl", "csv")]
         found = next((path for path in candidates if path.exists()), None)
         if found is None:
             raise DataSourceError(
-                f"task {spec.name!r}: local copy {folder} has no {split}.parquet/.jsonl/.csv"
+                f"{owner}: local copy {folder} has no {split}.parquet/.jsonl/.csv"
             )
-        splits[split] = read_file(found)
+        frames[split] = read_file(found)
+    return frames
+
+
+def _read_local_copy(spec: TaskSpec, folder: Path) -> pd.DataFrame:
+    """A local copy of a Hub dataset as the standard frame."""
+    splits = read_local_splits(folder, _source_roles(spec), f"task {spec.name!r}")
     return frame_from_splits(spec, splits, f"local copy {folder}")
 
 
