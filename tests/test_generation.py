@@ -4,6 +4,8 @@ decoding on tiny causal models, and ROUGE-L through rouge-score."""
 import pandas as pd
 import pytest
 import torch
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 from skillneurons.data.generation import (
     PAPER_GENERATION_TASKS,
@@ -21,6 +23,13 @@ from skillneurons.models.generation import (
     greedy_continuations,
     lm_batch,
     target_loss,
+)
+from skillneurons.models.loading import LoadedModel
+from skillneurons.paper_b.generation import (
+    GENERATION_INSTRUCTIONS,
+    generation_prompts,
+    generation_scores,
+    generation_step,
 )
 from skillneurons.paper_b.rouge import rouge_l_f1
 from tiny_models import FAMILIES, word_tokenizer
@@ -235,3 +244,39 @@ def test_examples_keep_the_prompt_end_and_the_target_start_then_eos():
     tokenizer.eos_token = None
     with pytest.raises(ValueError, match="no end-of-text token"):
         encode_examples(tokenizer, ["a"], ["b"], max_prompt_tokens=4, max_target_tokens=4)
+
+
+# --------------------------------------------------------- paper B: train and score
+
+
+def test_a_tiny_causal_lm_trained_on_targets_writes_them_and_scores_rouge_one():
+    sources = ["the council approved a bridge", "bees collect nectar"]
+    targets = ["council approved bridge.", "what do bees collect?"]
+    instruction = GENERATION_INSTRUCTIONS["summarization"]
+    prompts = generation_prompts(sources, instruction)
+    assert prompts[0] == f"{instruction}\nthe council approved a bridge\nAnswer:"
+    splitter = pre_tokenizers.Whitespace()
+    words = sorted({w for text in prompts + targets for w, _ in splitter.pre_tokenize_str(text)})
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[EOS]", *words])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = splitter
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, pad_token="[PAD]", unk_token="[UNK]", eos_token="[EOS]"
+    )
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=2, n_head=2, n_positions=64)
+    loaded = LoadedModel(GPT2LMHeadModel(config), tokenizer, "causal_lm", "tiny")
+    budget = {"max_prompt_tokens": 32}
+    before = generation_scores(loaded, prompts, targets, max_new_tokens=8, **budget)
+    assert (before["rouge_l"] < 1).all()
+    optimizer = torch.optim.Adam(loaded.model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(60):
+        loaded.model.train()
+        losses.append(
+            generation_step(loaded, optimizer, prompts, targets, max_target_tokens=16, **budget)
+        )
+    assert losses[-1] < 0.05 < losses[0]
+    after = generation_scores(loaded, prompts, targets, max_new_tokens=8, **budget)
+    assert after["prediction"].tolist() == ["council approved bridge .", "what do bees collect ?"]
+    assert after["rouge_l"].tolist() == [1.0, 1.0]
