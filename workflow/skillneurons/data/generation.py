@@ -21,7 +21,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from skillneurons.data.sources import DataSourceError, read_local_splits
+from skillneurons.data.sources import (
+    DataSourceError,
+    download_splits,
+    local_copy_advice,
+    read_local_splits,
+)
 from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
 
 GENERATION_TYPES = ("summarization", "question_generation", "data_to_text")
@@ -212,22 +217,15 @@ def load_generation_source(
         return frame.assign(role=roles)[list(GENERATION_COLUMNS)]
     if local_copy:
         return _local_copy(spec, Path(local_copy))
-    if load_dataset is None:
-        from datasets import load_dataset
-    where = spec.dataset + (f" ({spec.dataset_config})" if spec.dataset_config else "")
-    try:
-        dataset = load_dataset(
-            spec.dataset, spec.dataset_config, revision=revision, cache_dir=cache_dir
-        )
-    except Exception as error:  # the datasets library raises many types when offline
-        raise DataSourceError(
-            f"generation task {spec.name!r}: could not download {where} from the Hugging "
-            f"Face Hub ({type(error).__name__}: {error}). Offline: use a synthetic twin "
-            f"({', '.join(SYNTHETIC_GENERATION_TASKS)}) or put a local copy (one "
-            f"<split>.parquet per split) in a folder and set "
-            f"data.local_datasets.{spec.name} to it."
-        ) from error
-    return _from_splits(spec, {name: part.to_pandas() for name, part in dataset.items()}, where)
+    alternatives = (
+        f"use a synthetic twin ({', '.join(SYNTHETIC_GENERATION_TASKS)}) or "
+        f"{local_copy_advice(spec.name)}."
+    )
+    splits, where = download_splits(
+        spec.dataset, spec.dataset_config, revision, cache_dir, load_dataset,
+        owner=f"generation task {spec.name!r}", alternatives=alternatives,
+    )  # fmt: skip
+    return _from_splits(spec, splits, where)
 
 
 def generation_splits(

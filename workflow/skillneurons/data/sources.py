@@ -232,27 +232,55 @@ def _read_local_copy(spec: TaskSpec, folder: Path) -> pd.DataFrame:
     return frame_from_splits(spec, splits, f"local copy {folder}")
 
 
+def local_copy_advice(name: str) -> str:
+    """How to use a local copy of Hub task ``name`` instead of downloading it."""
+    return (
+        "put a local copy of the dataset (one <split>.parquet per split) in a folder and "
+        f"set data.local_datasets.{name} to it"
+    )
+
+
+def download_splits(
+    dataset: str,
+    dataset_config: str | None,
+    revision: str,
+    cache_dir: str,
+    load_dataset: Callable | None,
+    *,
+    owner: str,
+    alternatives: str,
+) -> tuple[dict[str, pd.DataFrame], str]:
+    """A Hub dataset's splits (name -> frame) and its description for messages.
+
+    ``owner`` names the task in errors; ``alternatives`` is the offline advice a failed
+    download gives.
+    """
+    if load_dataset is None:
+        from datasets import load_dataset
+    where = dataset + (f" ({dataset_config})" if dataset_config else "")
+    try:
+        loaded = load_dataset(dataset, dataset_config, revision=revision, cache_dir=cache_dir)
+    except Exception as error:  # the datasets library raises many types when offline
+        raise DataSourceError(
+            f"{owner}: could not download {where} at revision {revision!r} from "
+            f"the Hugging Face Hub ({type(error).__name__}: {error}). Offline alternatives: "
+            f"{alternatives}"
+        ) from error
+    return {name: part.to_pandas() for name, part in loaded.items()}, where
+
+
 def _download(
     spec: TaskSpec, revision: str, cache_dir: str, load_dataset: Callable | None
 ) -> pd.DataFrame:
-    if load_dataset is None:
-        from datasets import load_dataset
-    where = f"{spec.dataset}" + (f" ({spec.dataset_config})" if spec.dataset_config else "")
     twin = f"use its synthetic twin 'syn_{spec.name}', " if f"syn_{spec.name}" in SYNTHETIC_TASKS else ""
-    try:
-        dataset = load_dataset(
-            spec.dataset, spec.dataset_config, revision=revision, cache_dir=cache_dir
-        )
-    except Exception as error:  # the datasets library raises many types when offline
-        raise DataSourceError(
-            f"task {spec.name!r}: could not download {where} at revision {revision!r} from "
-            f"the Hugging Face Hub ({type(error).__name__}: {error}). Offline alternatives: "
-            f"{twin}put a local copy of the dataset "
-            f"(one <split>.parquet per split) in a folder and set "
-            f"data.local_datasets.{spec.name} to it, or define a task from a local file "
-            "under task_definitions."
-        ) from error
-    splits = {name: part.to_pandas() for name, part in dataset.items()}
+    alternatives = (
+        f"{twin}{local_copy_advice(spec.name)}, or define a task from a local file under "
+        "task_definitions."
+    )
+    splits, where = download_splits(
+        spec.dataset, spec.dataset_config, revision, cache_dir, load_dataset,
+        owner=f"task {spec.name!r}", alternatives=alternatives,
+    )  # fmt: skip
     return frame_from_splits(spec, splits, where)
 
 

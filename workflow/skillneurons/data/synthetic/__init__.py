@@ -54,14 +54,13 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.data.synthetic.inference import mnli_sample, qnli_sample
-from skillneurons.data.synthetic.sampling import Sampler, task_rng, word_count
+from skillneurons.data.synthetic.sampling import Sampler, draw_unique, task_rng, word_count
 from skillneurons.data.synthetic.sentiment import imdb_sample, sst2_sample, tweet_sample
 from skillneurons.data.synthetic.topic import agnews_sample, dbpedia_sample
 
 # A generator turns a sampler and a clean label into (text_a, text_b).
 _SampleGenerator = Callable[[Sampler, int], tuple[str, str | None]]
 
-_MAX_ATTEMPTS = 100  # draws per row before giving up on finding a new unique text
 
 
 @dataclass(frozen=True)
@@ -221,24 +220,16 @@ def generate_task(name: str, n_samples: int, seed: int, label_noise: float = 0.0
 
     sampler, generator = Sampler(text_rng), _GENERATORS[name]
     low, high = _WORD_RANGES.get(name, (0, 0))
-    seen: set[tuple[str, str | None]] = set()
-    texts_a: list[str] = []
-    texts_b: list[str | None] = []
-    for row, label in enumerate(labels.tolist()):
-        for _ in range(_MAX_ATTEMPTS):
-            text_a, text_b = generator(sampler, label)
-            if (text_a, text_b) in seen:
-                continue
-            if not high or low <= word_count(text_a) <= high:
-                break
-        else:
-            raise ValueError(
-                f"synthetic task {name!r} cannot produce {n_samples} unique samples: row {row} "
-                f"found no new text in {_MAX_ATTEMPTS} draws; request fewer samples"
-            )
-        seen.add((text_a, text_b))
-        texts_a.append(text_a)
-        texts_b.append(text_b)
+    clean = labels.tolist()
+    pairs = draw_unique(
+        name,
+        n_samples,
+        lambda row: generator(sampler, clean[row]),
+        key=lambda pair: pair,
+        accept=lambda pair: not high or low <= word_count(pair[0]) <= high,
+    )
+    texts_a = [text_a for text_a, _ in pairs]
+    texts_b = [text_b for _, text_b in pairs]
 
     n_flipped = int(round(label_noise * n_samples))
     if n_flipped:

@@ -25,6 +25,7 @@ from skillneurons.data.synthetic.sampling import (
     MONTHS,
     WEEKDAYS,
     Sampler,
+    draw_unique,
     indefinite,
     invented_name,
     person,
@@ -277,7 +278,6 @@ _GENERATORS: dict[str, Callable[[Sampler], tuple[str, str]]] = {
     "syn_e2e": e2e_sample,
     "syn_commongen": commongen_sample,
 }
-_MAX_ATTEMPTS = 100
 
 
 def generate_generation_task(name: str, n_samples: int, seed: int) -> pd.DataFrame:
@@ -297,21 +297,5 @@ def generate_generation_task(name: str, n_samples: int, seed: int) -> pd.DataFra
     if seed < 0:
         raise ValueError(f"synthetic task {name!r}: seed must be non-negative, got {seed}")
     sampler, generator = Sampler(task_rng(name, seed)), _GENERATORS[name]
-    seen: set[str] = set()
-    sources, targets = [], []
-    for row in range(n_samples):
-        for _ in range(_MAX_ATTEMPTS):
-            source, target = generator(sampler)
-            if source not in seen:
-                break
-        else:
-            raise ValueError(
-                f"synthetic task {name!r} cannot produce {n_samples} unique samples: row {row} "
-                f"found no new source in {_MAX_ATTEMPTS} draws; request fewer samples"
-            )
-        seen.add(source)
-        sources.append(source)
-        targets.append(target)
-    return pd.DataFrame(
-        {"source": pd.Series(sources, dtype="str"), "target": pd.Series(targets, dtype="str")}
-    )
+    pairs = draw_unique(name, n_samples, lambda row: generator(sampler), key=lambda pair: pair[0])
+    return pd.DataFrame(pairs, columns=["source", "target"]).astype("str")

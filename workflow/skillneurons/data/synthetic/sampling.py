@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from itertools import chain
 from typing import TypeVar
@@ -59,6 +59,42 @@ class Sampler:
             j = int(self.uniform() * (i + 1))
             out[i], out[j] = out[j], out[i]
         return out
+
+
+MAX_ATTEMPTS = 100  # draws per row before giving up on finding a new unique sample
+
+
+def draw_unique(
+    name: str,
+    count: int,
+    draw: Callable[[int], T],
+    key: Callable[[T], Hashable],
+    accept: Callable[[T], bool] = lambda sample: True,
+) -> list[T]:
+    """``count`` samples ``draw(row)`` whose ``key`` is new and that ``accept`` admits.
+
+    A rejected or repeated draw is redrawn, up to :data:`MAX_ATTEMPTS` times per row.
+
+    Raises
+    ------
+    ValueError
+        Naming task ``name`` and the row, if a row finds no new sample.
+    """
+    seen: set[Hashable] = set()
+    samples: list[T] = []
+    for row in range(count):
+        for _ in range(MAX_ATTEMPTS):
+            sample = draw(row)
+            if key(sample) not in seen and accept(sample):
+                break
+        else:
+            raise ValueError(
+                f"synthetic task {name!r} cannot produce {count} unique samples: row {row} "
+                f"found no new text in {MAX_ATTEMPTS} draws; request fewer samples"
+            )
+        seen.add(key(sample))
+        samples.append(sample)
+    return samples
 
 
 def task_rng(name: str, seed: int) -> np.random.Generator:
