@@ -61,6 +61,8 @@ class ScheduledJob:
     wildcards: tuple[tuple[str, str], ...] = ()
     output: tuple[str, ...] = ()
     reason: str = ""
+    #: As the dry run prints them: ``name=value`` pairs, comma-separated.
+    resources: str = ""
 
     @property
     def task(self) -> str | None:
@@ -101,8 +103,15 @@ def parse_dry_run(output: str) -> list[ScheduledJob]:
         output_files = tuple(
             name.strip() for name in block.fields.get("output", "").split(",") if name.strip()
         )
+        fields = block.fields
         jobs.append(
-            ScheduledJob(block.rule, wildcards, output_files, block.fields.get("reason", ""))
+            ScheduledJob(
+                block.rule,
+                wildcards,
+                output_files,
+                fields.get("reason", ""),
+                fields.get("resources", ""),
+            )
         )
     return jobs
 

@@ -1,17 +1,22 @@
 """Data-parallel training (skillneurons.models.distributed): 2 CPU processes over gloo
-train a model as one process does."""
+train a model as one process does, in the library and in a rule launched as 2 processes
+(skillneurons.infra.launch)."""
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 import torch
 from safetensors.torch import load_file
 
+from conftest import run_snakemake
 from skillneurons.models.distributed import DataParallel
+from smoke_runs import MODEL, SMOKE, completed_smoke_run, copy_run
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
 
@@ -52,3 +57,40 @@ def test_each_process_takes_every_nth_row_of_a_batch():
     with pytest.raises(ValueError, match="batch size 7 does not split evenly over 2"):
         parallel(0).check_batch_size(7)
     assert DataParallel.from_environment() is None  # a plain process (no WORLD_SIZE)
+
+
+# Full fine-tuning of one task (per-task FT) and NCFT over an order (confined neuron
+# deltas, one training per stage): the smoke config's paper-B training rules of both kinds.
+LAUNCHED = {
+    "per_task_training": f"results/{MODEL}/paper_b/continual/per_task/syn_sst2",
+    "continual_training": f"results/{MODEL}/paper_b/continual/order1/ncft",
+}
+
+
+def dev_curve(metrics: dict) -> list[dict]:
+    """Every evaluation of a job's trainings (NCFT: one training per stage)."""
+    return [point for stage in metrics.get("stages", [metrics]) for point in stage["dev_curve"]]
+
+
+def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factory):
+    one = completed_smoke_run(tmp_path_factory)
+    two = copy_run(one, tmp_path_factory.mktemp("two_processes") / "run")
+    run_snakemake(
+        two, *SMOKE, "--cores", "2", "--forcerun", *LAUNCHED,
+        "--set-resources", *(f"{rule}:processes=2" for rule in LAUNCHED),
+        "--set-threads", *(f"{rule}=2" for rule in LAUNCHED),
+        "--", *(f"{stem}.parquet" for stem in LAUNCHED.values()),
+    )  # fmt: skip
+    for rule, stem in LAUNCHED.items():
+        log = (two / stem.replace("results/", "logs/", 1)).with_suffix(".log").read_text()
+        assert "starting 2 processes" in log and "[rank 1]" in log, log[-2000:]
+        assert "2 processes exited with status 0" in log
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(two / f"{stem}.parquet"), pd.read_parquet(one / f"{stem}.parquet")
+        )
+        curves = [dev_curve(json.loads((run / f"{stem}.json").read_text())) for run in (one, two)]
+        assert len(curves[0]) == len(curves[1]) > 0
+        for single, shared in zip(*curves, strict=True):
+            assert shared["dev_accuracy"] == single["dev_accuracy"], rule
+            # The batch loss, averaged over the two processes' halves.
+            assert shared["train_loss"] == pytest.approx(single["train_loss"], abs=1e-5), rule

@@ -9,6 +9,7 @@ import torch
 
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.sites import ffn_sites, neuron_parameters
+from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generalization import (
     controlled_set,
     flat_ids,
@@ -17,6 +18,7 @@ from skillneurons.paper_b.generalization import (
     overlap_table,
     random_overlap,
     results_frame,
+    training_for_share,
     union,
 )
 from skillneurons.paper_b.generalization_findings import (
@@ -277,3 +279,14 @@ def test_similarity_claim_pools_within_tasks():
     row = similarity_claim(pd.DataFrame(rows), SETTINGS)
     assert row["estimate"] > 0.95 and row["verdict"] == "holds"
     assert similarity_claim(pd.DataFrame(rows[:3]), SETTINGS)["verdict"] == "not measured"
+
+
+def test_the_learning_rate_shrinks_in_proportion_above_its_share():
+    base = TrainingSettings(learning_rate=0.001, batch_size=8, max_steps=30, seed=3)
+    assert training_for_share(base, 0.5, 0.1).learning_rate == pytest.approx(0.0002)
+    assert training_for_share(base, 1.0, 0.1).learning_rate == pytest.approx(0.0001)
+    assert training_for_share(base, 0.1, 0.1) == base  # the share the rate was set for
+    assert training_for_share(base, 0.05, 0.1) == base  # never raised below it
+    assert training_for_share(base, 1.0, None) == base  # one rate for every share
+    scaled = training_for_share(base, 0.5, 0.1)
+    assert (scaled.batch_size, scaled.max_steps, scaled.seed) == (8, 30, 3)

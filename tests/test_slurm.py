@@ -22,11 +22,21 @@ import yaml
 
 from conftest import ROOT, SNAKEMAKE, make_sandbox
 from local_slurm import LocalSlurm, SlurmUnavailable, missing_programs
-from smoke_runs import SMOKE, completed_smoke_run
+from smoke_runs import SMOKE, completed_smoke_run, parse_dry_run
 
 PROFILE = ROOT / "profiles/slurm/config.yaml"
+# The profile for configs/llm.yaml's 7B models: the same rules and settings, other resources.
+LLM_PROFILE = ROOT / "profiles/slurm-llm/config.yaml"
+RESOURCE_KEYS = ("set-resources", "set-threads")
 # How a script hands the job's GPU (if granted) to torch: configure_torch or load_on_device.
 GPU_REQUEST = 'snakemake.threads, snakemake.resources.get("gpu", 0))'
+# How a script starts itself as the processes its resources ask for.
+LAUNCH_CALL = "relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])"
+# The rules that fully fine-tune the model (paper B): sharded with FSDP for 7B models.
+FULL_FINE_TUNING = {
+    "multitask_deactivation", "similarity_model", "continual_training", "per_task_training",
+    "proportion_training",
+}  # fmt: skip
 # Outputs that must be equal between a SLURM and a local run (every output of the
 # stage run here: none of them is a time measurement).
 DETERMINISTIC = (
@@ -39,6 +49,7 @@ DETERMINISTIC = (
     "results/*/tables/A-T1*.csv",
     "results/*/tables/A-T3.csv",
     "results/*/figures/*",
+    "results/*/paper_b/continual/per_task/*.parquet",
 )
 
 # The skill-neuron stage of the smoke pipeline (splits, prompt tuning, activations,
@@ -53,6 +64,11 @@ SLURM_TARGETS = [
     }.items()
     for name in names
 ]
+# A training job the fitted profile runs on the test node's 2 (stand-in) GPUs: its script
+# starts itself again as 2 processes (skillneurons.infra.launch), which train over gloo.
+LAUNCHED_RULE = "per_task_training"
+LAUNCHED = "results/minilm-l2/paper_b/continual/per_task/syn_sst2"
+SLURM_TARGETS.append(f"{LAUNCHED}.parquet")
 
 RULES_PROBE = """
 import json
@@ -111,20 +127,87 @@ def test_every_rule_declares_threads_and_resources(rules):
         assert {"mem_mb", "runtime"} <= set(rule["resources"]), f"rule {name}: {rule}"
 
 
-def test_gpu_rules_get_a_gpu_on_the_cluster_and_others_do_not(rules, profile):
-    set_resources = profile["set-resources"]
+@pytest.fixture(scope="module")
+def llm_profile() -> dict:
+    return yaml.safe_load(LLM_PROFILE.read_text())
+
+
+@pytest.mark.parametrize("which", ["slurm", "slurm-llm"])
+def test_gpu_rules_get_gpus_on_the_cluster_and_others_do_not(rules, profile, llm_profile, which):
+    chosen = profile if which == "slurm" else llm_profile
+    set_resources = chosen["set-resources"]
     for name, rule in rules.items():
         granted = set_resources.get(name, {})
         if requests_gpu(rule["script"]):
-            assert granted.get("gpu") == 1, f"rule {name} runs a model but gets no GPU"
+            assert granted.get("gpu", 0) >= 1, f"rule {name} runs a model but gets no GPU"
             # torch gets the job's threads (the profile's set-threads, else the rule's):
-            # exactly the CPUs the job is granted.
-            threads = profile.get("set-threads", {}).get(name, rule["thread_count"])
-            assert granted.get("cpus_per_gpu") == threads, name
+            # exactly the CPUs the job is granted, shared among its processes.
+            threads = chosen.get("set-threads", {}).get(name, rule["thread_count"])
+            assert granted.get("cpus_per_gpu") * granted["gpu"] == threads, name
+            if granted["gpu"] > 1 or granted.get("fsdp"):
+                # A job of several processes: the script must start them.
+                assert LAUNCH_CALL in Path(rule["script"]).read_text(), name
         else:
             assert "gpu" not in granted, f"rule {name} never uses the GPU it would get"
     unknown = set(set_resources) - set(rules)
     assert not unknown, f"set-resources names rules that do not exist: {unknown}"
+
+
+def test_the_llm_profile_shards_full_fine_tuning_over_gpus(profile, llm_profile):
+    assert {k: v for k, v in llm_profile.items() if k not in RESOURCE_KEYS} == {
+        k: v for k, v in profile.items() if k not in RESOURCE_KEYS
+    }
+    assert llm_profile["set-resources"].keys() == profile["set-resources"].keys()
+    assert llm_profile["set-threads"].keys() == profile["set-threads"].keys()
+    sharded = {name for name, r in llm_profile["set-resources"].items() if r.get("fsdp")}
+    assert sharded == FULL_FINE_TUNING
+    for name in sharded:
+        assert llm_profile["set-resources"][name]["gpu"] >= 2, name
+    assert all(r["gpu"] == 1 for r in profile["set-resources"].values())
+
+
+# Table 14's six orders over the Standard and Large benchmarks, as configs/llm.yaml's
+# comment lists them for a run of all six.
+TABLE_14 = [
+    ["dbpedia14", "amazon5", "yahoo10", "agnews4"],
+    ["dbpedia14", "amazon5", "agnews4", "yahoo10"],
+    ["yahoo10", "amazon5", "agnews4", "dbpedia14"],
+    ["mnli", "qqp", "rte", "amazon5", "sst2", "dbpedia14", "agnews4", "yahoo10"],
+    ["amazon5", "agnews4", "yahoo10", "qqp", "rte", "mnli", "dbpedia14", "sst2"],
+    ["agnews4", "yahoo10", "sst2", "rte", "qqp", "mnli", "dbpedia14", "amazon5"],
+]
+
+
+def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
+    llm = yaml.safe_load((sandbox / "configs/llm.yaml").read_text())
+    for order in TABLE_14:
+        assert f"#   - [{', '.join(order)}]" in (sandbox / "configs/llm.yaml").read_text()
+    benchmarks = sorted({task for order in TABLE_14 for task in order} - set(llm["tasks"]))
+    (sandbox / "table14.yaml").write_text(
+        yaml.safe_dump({"tasks": llm["tasks"] + benchmarks,
+                        "paper_b": {"continual": {"orders": TABLE_14}}})
+    )  # fmt: skip
+    output = subprocess.run(
+        [str(SNAKEMAKE), "--profile", "profiles/slurm-llm", "--configfile", "configs/llm.yaml",
+         "table14.yaml", "-n", "--", "paper_b"],
+        cwd=sandbox, capture_output=True, text=True,
+    )  # fmt: skip
+    assert output.returncode == 0, output.stdout[-3000:] + output.stderr[-3000:]
+    jobs = parse_dry_run(output.stdout)
+    continual = [job for job in jobs if job.rule == "continual_training"]
+    runs = {
+        (w["model"], w["order"], w["method"]) for w in map(dict, (j.wildcards for j in continual))
+    }
+    assert runs == {
+        (model, f"order{n}", method)
+        for model in ("llama-2-7b", "bloom-7b1")
+        for n in range(1, 7)
+        for method in ("seqft", "ncft")
+    }
+    per_task = [job for job in jobs if job.rule == "per_task_training"]
+    assert {dict(job.wildcards)["task"] for job in per_task} >= set(benchmarks)
+    for job in continual + per_task:
+        assert "gpu=4" in job.resources and "fsdp=1" in job.resources, job
 
 
 def test_local_rules_are_data_tables_and_figures(rules, profile):
@@ -183,6 +266,8 @@ def fitted_profile(profile: dict, node: dict[str, str]) -> dict:
             resources["mem_mb"] = min(resources["mem_mb"], memory)
         if "cpus_per_gpu" in resources:
             resources["cpus_per_gpu"] = min(resources["cpus_per_gpu"], cpus)
+    fitted["set-resources"][LAUNCHED_RULE].update(gpu=2, cpus_per_gpu=1)
+    fitted["set-threads"][LAUNCHED_RULE] = 2
     return fitted
 
 
@@ -228,6 +313,15 @@ def test_jobs_went_through_sbatch(slurm_run, cluster):
     assert "rule_prompt_tuning" in folders
     assert any(name.startswith("group_rankings") for name in folders), folders
     assert not {"rule_split", "rule_synthesize", "rule_skill_neuron_table"} & folders
+
+
+def test_a_training_job_ran_as_two_processes_on_its_two_gpus(slurm_run):
+    sandbox, _ = slurm_run
+    log = (sandbox / LAUNCHED.replace("results/", "logs/", 1)).with_suffix(".log").read_text()
+    assert "starting 2 processes" in log and "--nproc-per-node=2" in log, log[-3000:]
+    assert "[rank 0]" in log and "[rank 1]" in log
+    assert "2 processes exited with status 0" in log
+    assert (sandbox / ".snakemake/slurm_logs" / f"rule_{LAUNCHED_RULE}").is_dir()
 
 
 def test_outputs_equal_a_local_run(slurm_run, tmp_path_factory):

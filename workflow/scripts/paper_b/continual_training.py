@@ -3,12 +3,14 @@ or by NCFT, testing W-NCFT beside it (method ncft: its file holds both), after e
 stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b import continual
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     method = snakemake.wildcards.method

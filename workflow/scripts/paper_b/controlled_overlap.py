@@ -3,6 +3,7 @@ natural set of their neurons and on sets with a controlled share of test-task ne
 and evaluate both groups (paper B, appendix A.7: B-T9)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
@@ -10,6 +11,7 @@ from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.generalization import controlled_overlap
 from skillneurons.paper_b.relevance import read_task_neurons
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
@@ -23,6 +25,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         params.test_tasks, params.proportion, params.shares,
         TrainingSettings.from_config(params.training, params.seed), seed=params.seed,
         batch_size=params.batch_size, output_only=params.output_only,
+        rate_share=params.rate_share,
     )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "proportion": params.proportion}
     write_frame_parquet(output.results, results, identity)

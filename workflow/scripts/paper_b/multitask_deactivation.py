@@ -3,6 +3,7 @@ task's neurons on it, and evaluate every task with each task's (and random) neur
 deactivated (paper B, §4.1: B-T1, B-F5a)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
@@ -16,6 +17,7 @@ from skillneurons.paper_b.relevance import (
     write_task_neurons,
 )
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))

@@ -3,6 +3,7 @@ in several draws, as many random neurons per layer) and evaluate every task (pap
 §4.2: B-T2, B-F5c)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
@@ -10,6 +11,7 @@ from skillneurons.paper_b import relevance
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.neuron_training import neuron_training_results
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     task = snakemake.wildcards.task

@@ -2,12 +2,14 @@
 per-task FT, the reference A_i of paper B's Eq. 5 (§6: B-T5, B-F4)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.continual import per_task_fine_tuning
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     task = snakemake.wildcards.task

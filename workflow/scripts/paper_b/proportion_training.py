@@ -3,6 +3,7 @@ neurons, for every p, and evaluate both groups (paper B, §5.1: B-F2 with the tr
 tasks together, wildcard trained = group; A.5: B-F6 with one task)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
@@ -10,6 +11,7 @@ from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.generalization import proportion_sweep
 from skillneurons.paper_b.relevance import read_task_neurons
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     trained = snakemake.wildcards.trained
@@ -25,7 +27,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         params.test_tasks, params.proportions,
         TrainingSettings.from_config(params.training, params.seed),
         single=None if trained == "group" else trained, batch_size=params.batch_size,
-        output_only=params.output_only,
+        output_only=params.output_only, rate_share=params.rate_share,
     )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "trained": trained}
     write_frame_parquet(output.results, results, identity)

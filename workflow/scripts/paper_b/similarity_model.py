@@ -3,12 +3,14 @@ the training and test tasks' neurons on it, and compare their parameters layer b
 (paper B, §5.2: B-F3, B-T4)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks
 from skillneurons.paper_b.similarity import model_similarity
 
+relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     task = snakemake.wildcards.task

@@ -5,7 +5,9 @@ place, so a job killed mid-write never leaves a file that Snakemake (or a reader
 would take as complete. The temporary file has one name per target,
 ``.<name>.tmp`` (:func:`temporary_path`): a killed write leaves it behind, and the
 job's rerun overwrites it and renames it into place, so no temporary file outlives
-the rerun. Files are created as ``open()`` creates them, with the mode the user's
+the rerun. In a job launched as several processes only the main one writes; the
+others write to a scratch folder that is discarded (:mod:`skillneurons.infra.launch`).
+Files are created as ``open()`` creates them, with the mode the user's
 umask gives (a results folder shared by a group stays readable to the group).
 
 Formats: Parquet for tables, safetensors for tensors, JSON for small metrics; never
@@ -19,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +30,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from skillneurons.infra.launch import writes_outputs
 
 if TYPE_CHECKING:
     import torch
@@ -63,8 +68,13 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     A leftover of an earlier, killed attempt is removed first; on an exception the
     temporary file is removed; a kill, which never reaches the rename, leaves it with
     a hidden ``.tmp`` name that no rule declares as output, for the rerun to replace.
+    In a launched job's other processes the path lies in a scratch folder, removed after.
     """
     target = Path(path)
+    if not writes_outputs():
+        with tempfile.TemporaryDirectory() as scratch:
+            yield Path(scratch) / target.name
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp_path = temporary_path(target)
     if tmp_path.is_dir():

@@ -2,12 +2,14 @@
 
 Scripts wrap their body in :func:`job_log`; a failure is logged with the rule, the
 wildcards (model, task, trial...) and the cause before it propagates, so a failing
-job's log says what failed and why.
+job's log says what failed and why. In a job launched as several processes every
+process logs to the job's log, each line marked with its rank.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -24,7 +26,8 @@ def job_log(path: str, rule: str, wildcards: Mapping[str, str]) -> Iterator[logg
     where = ", ".join(f"{key}={value}" for key, value in dict(wildcards).items())
     with open(path, "a", buffering=1) as stream:
         handler = logging.StreamHandler(stream)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        rank = f" [rank {os.environ['RANK']}]" if "WORLD_SIZE" in os.environ else ""
+        handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s{rank} %(message)s"))
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(logging.INFO)

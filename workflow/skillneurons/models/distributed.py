@@ -37,8 +37,12 @@ class DataParallel:
         if launched_processes() <= 1:
             return None
         from accelerate import Accelerator
+        from accelerate.utils import DistributedDataParallelKwargs
 
-        return cls(Accelerator(cpu=not torch.cuda.is_available()))
+        # Some trainable parameters take no part in a step's loss (a pooler, another
+        # task's label words): DDP must not wait for their gradients.
+        unused = DistributedDataParallelKwargs(find_unused_parameters=True)
+        return cls(Accelerator(cpu=not torch.cuda.is_available(), kwargs_handlers=[unused]))
 
     @property
     def processes(self) -> int:

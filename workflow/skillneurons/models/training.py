@@ -180,9 +180,13 @@ def train(
         if step % settings.eval_every and step != settings.max_steps:
             continue
         dev_accuracy = evaluate(model)
-        point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": loss.item()}
+        # The batch's loss: with equal shares, the mean of the processes' share losses.
+        batch_loss = (
+            loss if parallel is None else parallel.accelerator.reduce(loss.detach(), "mean")
+        )
+        point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": batch_loss.item()}
         result.dev_curve.append(point)
-        LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, loss.item())
+        LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, point["train_loss"])
         if on_evaluation is not None:
             on_evaluation(point)
         if dev_accuracy > result.best_dev_accuracy:

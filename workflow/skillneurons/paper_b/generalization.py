@@ -21,6 +21,8 @@ Paper B splits its tasks into a training group and an out-of-domain test group (
   every training task trains the same set.
 
 Neurons are found on the base model (paper B's choice when choosing neurons to train).
+Paper B gives no learning rates; the neuron-only rate is set for one trained share and
+shrinks in proportion above it (:func:`training_for_share`).
 Results table (``results/{model}/paper_b/generalization/*.parquet``):
 ``experiment`` (``multitask``, ``single``, ``controlled``), ``trained`` (the trained
 task, ``group``, or for B-T9 ``natural`` / ``drawn``), ``proportion`` (p or q),
@@ -34,6 +36,7 @@ predicted on the test split: 1 when training collapsed to one class) and ``corre
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -235,6 +238,19 @@ def train_neurons_of_tasks(
     return deltas, metrics
 
 
+def training_for_share(
+    training: TrainingSettings, proportion: float, rate_share: float | None
+) -> TrainingSettings:
+    """``training`` for a trained share ``proportion`` when its learning rate was set
+    for the share ``rate_share`` (config ``paper_b.generalization.learning_rate_share``):
+    above that share the rate is scaled by ``rate_share / proportion``, so that Adam,
+    which moves every trained entry by about the rate per step, moves the model by
+    about as much in all; at or below it, and when ``rate_share`` is None, unchanged."""
+    if rate_share is None or proportion <= rate_share:
+        return training
+    return replace(training, learning_rate=training.learning_rate * rate_share / proportion)
+
+
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return frame.astype(
@@ -272,12 +288,14 @@ def proportion_sweep(
     single: str | None = None,
     batch_size: int,
     output_only: bool = False,
+    rate_share: float | None = None,
 ) -> tuple[pd.DataFrame, list[dict]]:
     """B-F2 (``single`` None: the training tasks together) or B-F6 (``single``: that
     task alone): for every proportion ``p``, train from the base model only the top-``p``
     share of each trained task's neurons (``tables``: relevance tables of the training
-    tasks, on the base model) and evaluate every task of both groups. Returns the
-    results (:data:`COLUMNS`) and each training's metrics."""
+    tasks, on the base model; the learning rate per share: :func:`training_for_share`)
+    and evaluate every task of both groups. Returns the results (:data:`COLUMNS`) and
+    each training's metrics."""
     trained = list(train_tasks) if single is None else [single]
     roles = _roles(trained, train_tasks, test_tasks)
     experiment = "multitask" if single is None else "single"
@@ -286,9 +304,11 @@ def proportion_sweep(
         sets = top_sets({task: tables[task] for task in trained}, proportion)
         meta = {"experiment": experiment, "trained": single or "group",
                 "proportion": float(proportion), "overlap": float("nan")}  # fmt: skip
+        at_share = training_for_share(training, proportion, rate_share)
         new_rows, new_metrics = _train_and_evaluate(
-            heads, encoded, sets, training, batch_size, meta, roles, output_only
+            heads, encoded, sets, at_share, batch_size, meta, roles, output_only
         )
+        new_metrics["learning_rate"] = at_share.learning_rate
         rows += new_rows
         metrics.append(new_metrics)
     return results_frame(rows), metrics
@@ -307,13 +327,16 @@ def controlled_overlap(
     seed: int,
     batch_size: int,
     output_only: bool = False,
+    rate_share: float | None = None,
 ) -> tuple[pd.DataFrame, list[dict]]:
     """B-T9 at one trained proportion ``q`` (A.7): the training tasks train together,
     all on one set, first the natural union ``N_x(q)`` of their top-``q`` neurons, then
     for every share ``o`` a set of the same size with that share drawn from the test
     tasks' union ``N_y(q)`` (:func:`controlled_set`, seeded); every task of both groups
     is evaluated. ``overlap`` records the share of ``N_y(q)`` the trained set reached.
-    ``tables`` holds the relevance tables of both groups' tasks."""
+    ``tables`` holds the relevance tables of both groups' tasks; the learning rate at
+    ``q``: :func:`training_for_share`."""
+    training = training_for_share(training, proportion, rate_share)
     first = tables[train_tasks[0]]
     layers, width = int(first["layer"].max()) + 1, layer_width(first)
     x_ids = union_ids({t: tables[t] for t in train_tasks}, proportion, width)
@@ -334,6 +357,7 @@ def controlled_overlap(
             heads, encoded, {task: chosen for task in train_tasks}, training, batch_size,
             meta, roles, output_only,
         )  # fmt: skip
+        new_metrics["learning_rate"] = training.learning_rate
         rows += new_rows
         metrics.append(new_metrics)
     return results_frame(rows), metrics
