@@ -48,6 +48,7 @@ include: "workflow/rules/paper_b/common.smk"
 include: "workflow/rules/paper_b/neurons.smk"
 include: "workflow/rules/paper_b/generalization.smk"
 include: "workflow/rules/paper_b/continual.smk"
+include: "workflow/rules/paper_b/generation.smk"
 include: "workflow/rules/paper_b/findings.smk"
 include: "workflow/rules/paper_b/targets.smk"
 

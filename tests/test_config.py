@@ -184,13 +184,16 @@ def test_update_readme_rewrites_only_the_marked_tables(tmp_path):
 
 
 def test_every_task_type_has_its_default_prompts():
+    from skillneurons.data.generation import GENERATION_TYPES
     from skillneurons.data.tasks import TASK_TYPES
     from skillneurons.paper_a.controls import DEFAULT_HARD_PROMPTS
     from skillneurons.paper_b.instructions import INSTRUCTIONS
 
     schema_types = load_schema()["properties"]["task_definitions"]["additionalProperties"]
     assert schema_types["properties"]["type"]["enum"] == list(TASK_TYPES)
-    assert set(DEFAULT_HARD_PROMPTS) == set(INSTRUCTIONS) == set(TASK_TYPES)
+    assert set(DEFAULT_HARD_PROMPTS) == set(TASK_TYPES)
+    # Paper B instructs generation tasks too (skillneurons.paper_b.generation).
+    assert set(INSTRUCTIONS) == set(TASK_TYPES) | set(GENERATION_TYPES)
 
 
 def test_paper_b_experiments_cannot_wait_for_each_other():
@@ -215,3 +218,17 @@ def test_task_subsets_follow_the_configured_tasks():
     assert task_subset("tuning_methods", ["t"], types) == ["t"]
     with pytest.raises(ValueError, match=r"tuning_methods.tasks \['z'\] are not among"):
         task_subset("tuning_methods", ["t", "z"], types)
+
+
+def test_generation_tasks_and_models_must_be_known_and_configured():
+    with pytest.raises(ConfigError, match="'paper_b.generation.tasks': \\['syn_poem'\\] are not"):
+        validate_config({"paper_b": {"generation": {"tasks": ["syn_poem"]}}})
+    with pytest.raises(ConfigError, match="'paper_b.generation.models': \\['smollm2-135m'\\]"):
+        validate_config({"paper_b": {"generation": {"models": ["smollm2-135m"]}}})
+    checked = validate_config(
+        {
+            "models": ["minilm"],
+            "paper_b": {"generation": {"tasks": ["syn_e2e"], "models": ["minilm"]}},
+        }
+    )
+    assert checked["paper_b"]["generation"]["sizes"] == {"train": 200, "dev": 30, "test": 50}

@@ -1,6 +1,7 @@
 """Generation: the twins, the task registry and loaders, the target-only LM loss, greedy
 decoding on tiny causal models, and ROUGE-L through rouge-score."""
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -18,20 +19,27 @@ from skillneurons.data.sources import DataSourceError
 from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
 from skillneurons.models.generation import (
     IGNORED,
+    CausalLMObjective,
     GenerationExample,
+    GenerationSplit,
     encode_examples,
     greedy_continuations,
     lm_batch,
-    target_loss,
 )
 from skillneurons.models.loading import LoadedModel
+from skillneurons.models.sites import ffn_sites
+from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generation import (
-    GENERATION_INSTRUCTIONS,
+    GenerationBudget,
+    encode_generation,
+    generation_objective,
     generation_prompts,
-    generation_scores,
-    generation_step,
+    generation_training_results,
 )
+from skillneurons.paper_b.instructions import INSTRUCTIONS
+from skillneurons.paper_b.relevance import relevance
 from skillneurons.paper_b.rouge import rouge_l_f1
+from skillneurons.paper_b.tables import generation_training_table
 from tiny_models import FAMILIES, word_tokenizer
 
 # ------------------------------------------------------------------------- ROUGE-L
@@ -186,22 +194,38 @@ def test_lm_batch_labels_only_the_target():
     ]
 
 
-@pytest.mark.parametrize("family", ["gpt2", "llama"])
-def test_target_loss_is_the_cross_entropy_of_target_tokens(family):
-    model = causal(family)
-    examples = [GenerationExample([3, 4, 5], [6, 7]), GenerationExample([9, 10], [11, 12, 13])]
-    loss = target_loss(model, lm_batch(examples, pad_id=0))
+def target_log_likelihoods(model, examples) -> list[torch.Tensor]:
+    """By hand: each target token's log-probability, one example at a time."""
     terms = []
     for example in examples:
         ids = torch.tensor([example.prompt + example.target])
         log_probs = model(input_ids=ids).logits[0].log_softmax(-1)
-        for position in range(len(example.prompt), ids.shape[1]):
-            terms.append(-log_probs[position - 1, ids[0, position]])
-    assert loss.item() == pytest.approx(torch.stack(terms).mean().item(), rel=1e-5)
+        terms.append(
+            torch.stack(
+                [log_probs[t - 1, ids[0, t]] for t in range(len(example.prompt), ids.shape[1])]
+            )
+        )
+    return terms
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_the_objective_gives_the_cross_entropy_of_target_tokens(family):
+    model = causal(family)
+    examples = [GenerationExample([3, 4, 5], [6, 7]), GenerationExample([9, 10], [11, 12, 13])]
+    objective = CausalLMObjective(model, pad_id=0)
+    batch = GenerationSplit(examples).batch([0, 1], 0, torch.device("cpu"))
+    logits = objective(**batch)
+    loss = torch.nn.functional.cross_entropy(logits, batch["labels"])
+    terms = torch.cat(target_log_likelihoods(model, examples))
+    assert loss.item() == pytest.approx(-terms.mean().item(), rel=1e-5)
+    # summed, each sample's negative log-likelihood of its target
+    summed = torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum")
+    assert summed.item() == pytest.approx(-terms.sum().item(), rel=1e-5)
     # labelling the prompt's positions too would average over their tokens as well
-    batch = lm_batch(examples, pad_id=0)
-    batch["labels"] = torch.where(batch["attention_mask"] == 1, batch["input_ids"], IGNORED)
-    assert abs(target_loss(model, batch).item() - loss.item()) > 0.1
+    full = lm_batch(examples, pad_id=0)
+    labels = torch.where(full["attention_mask"] == 1, full["input_ids"], IGNORED)
+    wider = torch.nn.functional.cross_entropy(logits, labels[:, 1:].reshape(-1))
+    assert abs(wider.item() - loss.item()) > 0.1
 
 
 @pytest.mark.parametrize("family", ["gpt2", "llama"])
@@ -249,14 +273,17 @@ def test_examples_keep_the_prompt_end_and_the_target_start_then_eos():
 # --------------------------------------------------------- paper B: train and score
 
 
-def test_a_tiny_causal_lm_trained_on_targets_writes_them_and_scores_rouge_one():
-    sources = ["the council approved a bridge", "bees collect nectar"]
-    targets = ["council approved bridge.", "what do bees collect?"]
-    instruction = GENERATION_INSTRUCTIONS["summarization"]
-    prompts = generation_prompts(sources, instruction)
-    assert prompts[0] == f"{instruction}\nthe council approved a bridge\nAnswer:"
+SOURCES = ["the council approved a bridge", "bees collect nectar"]
+TARGETS = ["council approved bridge.", "what do bees collect?"]
+INSTRUCTION = INSTRUCTIONS["summarization"]
+BUDGET = GenerationBudget(max_prompt_tokens=32, max_target_tokens=16, max_new_tokens=8)
+
+
+def word_level_gpt2() -> LoadedModel:
+    """A tiny random GPT-2 whose word-level vocabulary covers SOURCES and TARGETS."""
+    prompts = generation_prompts(SOURCES, INSTRUCTION)
     splitter = pre_tokenizers.Whitespace()
-    words = sorted({w for text in prompts + targets for w, _ in splitter.pre_tokenize_str(text)})
+    words = sorted({w for text in prompts + TARGETS for w, _ in splitter.pre_tokenize_str(text)})
     vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[EOS]", *words])}
     core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
     core.pre_tokenizer = splitter
@@ -265,18 +292,93 @@ def test_a_tiny_causal_lm_trained_on_targets_writes_them_and_scores_rouge_one():
     )
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=2, n_head=2, n_positions=64)
-    loaded = LoadedModel(GPT2LMHeadModel(config), tokenizer, "causal_lm", "tiny")
-    budget = {"max_prompt_tokens": 32}
-    before = generation_scores(loaded, prompts, targets, max_new_tokens=8, **budget)
-    assert (before["rouge_l"] < 1).all()
-    optimizer = torch.optim.Adam(loaded.model.parameters(), lr=0.01)
-    losses = []
-    for _ in range(60):
-        loaded.model.train()
-        losses.append(
-            generation_step(loaded, optimizer, prompts, targets, max_target_tokens=16, **budget)
-        )
-    assert losses[-1] < 0.05 < losses[0]
-    after = generation_scores(loaded, prompts, targets, max_new_tokens=8, **budget)
-    assert after["prediction"].tolist() == ["council approved bridge .", "what do bees collect ?"]
-    assert after["rouge_l"].tolist() == [1.0, 1.0]
+    return LoadedModel(GPT2LMHeadModel(config).eval(), tokenizer, "causal_lm", "tiny")
+
+
+def two_examples() -> pd.DataFrame:
+    return pd.DataFrame({"source": SOURCES, "target": TARGETS})
+
+
+def test_a_non_causal_model_is_refused_for_generation():
+    loaded = word_level_gpt2()
+    encoder = LoadedModel(torch.nn.Linear(2, 2), loaded.tokenizer, "masked_lm", "bert-tiny")
+    with pytest.raises(ValueError, match="need a causal LM; bert-tiny is a masked_lm model"):
+        generation_objective(encoder)
+
+
+def test_generation_relevance_is_each_samples_gradient_times_activation():
+    loaded = word_level_gpt2()
+    split = encode_generation(loaded, two_examples(), INSTRUCTION, BUDGET)
+    objective = generation_objective(loaded)
+    got = relevance(objective, split, batch_size=1, definition="sample_abs")
+    # By hand: the input of each layer's output projection, one sample at a time (the
+    # parameters take gradients again, so that the activations are in the graph).
+    loaded.model.requires_grad_(True)
+    expected = np.zeros_like(got)
+    for row in range(len(split)):
+        seen = {}
+
+        def keep(layer, into=seen):
+            def hook(module, args, output):
+                args[0].retain_grad()
+                into[layer] = args[0]
+
+            return hook
+
+        sites = ffn_sites(loaded.model)
+        handles = [
+            site.output_projection.register_forward_hook(keep(site.layer)) for site in sites
+        ]
+        batch = split.batch([row], objective.pad_id, torch.device("cpu"))
+        try:
+            logits = objective(**batch)
+        finally:
+            for handle in handles:
+                handle.remove()
+        torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum").backward()
+        for layer, value in seen.items():
+            expected[layer] += (value.grad * value).detach().sum(dim=1)[0].abs().double().numpy()
+        loaded.model.zero_grad(set_to_none=True)
+    np.testing.assert_allclose(got, expected / len(split), rtol=1e-5, atol=1e-9)
+    assert got.max() > 0
+
+
+def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
+    loaded = word_level_gpt2()
+    before = {name: value.clone() for name, value in loaded.model.state_dict().items()}
+    width = ffn_sites(loaded.model)[0].width
+    every = {layer: np.arange(width) for layer in range(2)}
+    frames = {split: two_examples() for split in ("train", "dev", "test")}
+    training = TrainingSettings(
+        learning_rate=0.05, batch_size=2, max_steps=60, eval_every=20, patience=3, seed=0
+    )
+    results, metrics = generation_training_results(
+        loaded, "syn_cnndm", frames, every, instruction=INSTRUCTION, budget=BUDGET,
+        width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
+    )  # fmt: skip
+    assert results["condition"].tolist() == ["zero_shot", "task", "random"]
+    assert results["source"].tolist() == ["", "syn_cnndm", "syn_cnndm"]
+    assert results["eval_task"].unique().tolist() == ["syn_cnndm"]
+    zero, trained = results["rouge_l"].iloc[0], results["rouge_l"].iloc[1]
+    assert zero < 0.5 and trained == 1.0  # both targets written back exactly
+    assert list(results["sample_rouge_l"].iloc[1]) == [1.0, 1.0]
+    task_run = metrics["trainings"][0]
+    assert task_run["neurons"] == 2 * width and task_run["dev_rouge_l"] == 1.0
+    assert task_run["best_step"] in {point["step"] for point in task_run["dev_curve"]}
+    # The deltas are removed afterwards: the base model is unchanged.
+    for name, value in loaded.model.state_dict().items():
+        assert torch.equal(value, before[name]), name
+
+
+def test_generation_table_rows_are_rouge_times_100_with_the_gains():
+    results = pd.DataFrame(
+        {"condition": ["zero_shot", "task", "random", "random"], "source": ["", "t", "t", "t"],
+         "draw": [0, 0, 0, 1], "eval_task": ["t"] * 4, "rouge_l": [0.1, 0.5, 0.2, 0.3]}
+    )  # fmt: skip
+    row = generation_training_table(results).iloc[0]
+    assert (row["zero_shot"], row["train_task"], row["train_random"]) == pytest.approx(
+        (10.0, 50.0, 25.0)
+    )
+    assert row["train_random_std"] == pytest.approx(100 * np.std([0.2, 0.3], ddof=1))
+    assert (row["gain_task"], row["gain_random"]) == pytest.approx((40.0, 15.0))
+    assert row["random_draws"] == 2

@@ -19,6 +19,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from skillneurons.data.generation import GENERATION_TASKS
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import ModelSourceError, resolve_models
@@ -131,6 +132,7 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
             task_label_words(spec, checked["label_words"].get(name))
         except ValueError as error:
             raise ConfigError(str(error)) from error
+    _check_generation(checked)
     identify_on = checked["paper_b"]["identify_on"]
     if identify_on == {"deactivation": "base", "training": "multitask"}:
         raise ConfigError(
@@ -139,6 +141,23 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
             "reads the multi-task model's, so each would wait for the other; change one"
         )
     return checked
+
+
+def _check_generation(checked: Mapping) -> None:
+    """paper_b.generation names known generation tasks and configured models."""
+    generation = checked["paper_b"]["generation"]
+    unknown = [task for task in generation["tasks"] if task not in GENERATION_TASKS]
+    if unknown:
+        raise ConfigError(
+            f"config key 'paper_b.generation.tasks': {unknown} are not generation tasks; "
+            f"known: {', '.join(GENERATION_TASKS)}"
+        )
+    missing = [model for model in generation["models"] if model not in checked["models"]]
+    if missing:
+        raise ConfigError(
+            f"config key 'paper_b.generation.models': {missing} are not among the "
+            f"configured models {checked['models']}; add them to models or drop them here"
+        )
 
 
 def _shown(value) -> str:

@@ -23,3 +23,19 @@ def comparison_settings():
         else {}
     )
     return {"kind": kind, "positions": "all", **noise}
+
+
+def generation_instruction(task):
+    """A generation task's instruction (paper_b.instructions by type, else built-in)."""
+    chosen = {**INSTRUCTIONS, **config["paper_b"]["instructions"]}
+    return chosen[generation_spec(task).type]
+
+
+def generation_budget(task):
+    """A generation task's token budgets: paper_b.generation's prompt and target
+    lengths, the task's own greedy-decoding budget."""
+    return {
+        "max_prompt_tokens": GENERATION["max_prompt_tokens"],
+        "max_target_tokens": GENERATION["max_target_tokens"],
+        "max_new_tokens": generation_spec(task).max_new_tokens,
+    }

@@ -12,8 +12,20 @@ PAPER_B_FEATURES = [
     )
     if on
 ]
+# Generation outputs exist for the causal LMs of paper_b.generation.models only.
+GENERATION_OUTPUTS = [output for output in PAPER_B if "generation" in output.requires]
 PAPER_B_TARGETS = (
-    targets(PAPER_B, PAPER_B_FEATURES, list(MODELS)) if PAPER_B_TASKS else []
+    targets(
+        [output for output in PAPER_B if output not in GENERATION_OUTPUTS],
+        PAPER_B_FEATURES,
+        list(MODELS),
+    )
+    if PAPER_B_TASKS
+    else []
+) + (
+    targets(GENERATION_OUTPUTS, ["generation"], GENERATION_MODELS)
+    if GENERATION_ON
+    else []
 )
 
 

@@ -73,12 +73,6 @@ def lm_batch(examples: Sequence[GenerationExample], pad_id: int) -> dict[str, to
     return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
 
 
-def target_loss(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Mean cross-entropy of the target tokens of a :func:`lm_batch` (the model shifts)."""
-    device = next(model.parameters()).device
-    return model(**{name: tensor.to(device) for name, tensor in batch.items()}).loss
-
-
 @torch.no_grad()
 def greedy_continuations(
     model: PreTrainedModel,
@@ -119,3 +113,49 @@ def greedy_continuations(
             tokens = generated[slot].tolist()
             out[row] = tokens[: tokens.index(eos_id)] if eos_id in tokens else tokens
     return out
+
+
+@dataclass
+class GenerationSplit:
+    """Tokenized prompt/target pairs, batched like a classification split so that the
+    training loop and the relevance pass of paper B take either
+    (:class:`CausalLMObjective`)."""
+
+    examples: list[GenerationExample]
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    @property
+    def input_ids(self) -> list[list[int]]:
+        """Each example's prompt and target ids (what the model reads)."""
+        return [example.prompt + example.target for example in self.examples]
+
+    def batch(self, rows: Sequence[int], pad_id: int, device: torch.device) -> dict:
+        """:func:`lm_batch` of ``rows``, with ``labels`` shifted and flattened: label
+        ``t`` is the token that position ``t`` predicts (:data:`IGNORED` on prompt and
+        padding), matching the logits of :class:`CausalLMObjective`."""
+        batch = lm_batch([self.examples[row] for row in rows], pad_id)
+        batch["labels"] = batch["labels"][:, 1:].reshape(-1)
+        return {name: tensor.to(device) for name, tensor in batch.items()}
+
+
+class CausalLMObjective(torch.nn.Module):
+    """A causal LM seen as a classifier of next tokens: ``forward`` returns the logits
+    of every position but the last, flattened to ``[batch x (length - 1), vocab]``, so
+    the cross-entropy against :meth:`GenerationSplit.batch`'s labels (which skips
+    :data:`IGNORED`) is the target-only LM loss; summed, it is each sample's negative
+    log-likelihood of its target (what paper B's relevance differentiates).
+
+    ``backbone`` is the wrapped model (neuron deltas attach to it), ``pad_id`` the id
+    batches are padded with.
+    """
+
+    def __init__(self, model: PreTrainedModel, pad_id: int):
+        super().__init__()
+        self.backbone = model
+        self.pad_id = pad_id
+
+    def forward(self, input_ids, attention_mask, labels=None) -> torch.Tensor:
+        logits = self.backbone(input_ids=input_ids, attention_mask=attention_mask).logits
+        return logits[:, :-1].reshape(-1, logits.shape[-1])

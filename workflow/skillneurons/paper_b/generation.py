@@ -1,35 +1,39 @@
-"""Paper B's generation tasks on a causal LM: prompts, one training step, ROUGE-L scores.
+"""Paper B's generation tasks on a causal LM: prompts, neuron-only training, ROUGE-L scores.
 
 A generation input is ``<instruction>\\n<source>\\nAnswer:`` (the instruction names
-the task type's skill, as the classification instructions of
-:mod:`skillneurons.paper_b.instructions` do; paper B gives its prompts only by
-example, these are ours); the model is trained to continue it with the target
-(:func:`skillneurons.models.generation.target_loss`) and scored by ROUGE-L F1 of its
-greedy continuation (:func:`generation_scores`).
+the task type's skill, :data:`skillneurons.paper_b.instructions.INSTRUCTIONS`, as for
+classification; paper B gives its prompts only by example, these are ours); the model
+is trained to continue it with the target (the target-only LM loss,
+:class:`skillneurons.models.generation.CausalLMObjective`) and scored by ROUGE-L F1 of
+its greedy continuation (:func:`generation_scores`).
+
+B-T2's generation rows (§4.2, Table 2; :func:`generation_training_results`): the base
+model's zero-shot ROUGE-L, then only the task's top-k% neurons trained on the task
+(``task``), then the same count of layer-matched random neurons (``random``, seeded
+draws); the neurons are found by relevance on the base model, the sample's loss being
+its target's negative log-likelihood (:class:`~skillneurons.models.generation.CausalLMObjective`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import torch
 
 from skillneurons.models.generation import (
+    CausalLMObjective,
+    GenerationSplit,
     encode_examples,
     greedy_continuations,
-    lm_batch,
-    target_loss,
 )
 from skillneurons.models.loading import LoadedModel
+from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.training import TrainingSettings, train
+from skillneurons.paper_b.relevance import trained_sets
 from skillneurons.paper_b.rouge import rouge_l_f1
-
-#: Default instruction per generation type.
-GENERATION_INSTRUCTIONS = {
-    "summarization": "Summarize the text in one sentence.",
-    "question_generation": "Write the question that the text answers.",
-    "data_to_text": "Write one sentence that states all of the following.",
-}
 
 
 def generation_prompts(sources: Sequence[str], instruction: str) -> list[str]:
@@ -41,30 +45,6 @@ def _pad_id(loaded: LoadedModel) -> int:
     """The tokenizer's padding id; causal LMs without one pad with end-of-text."""
     pad = loaded.tokenizer.pad_token_id
     return loaded.tokenizer.eos_token_id if pad is None else pad
-
-
-def generation_step(
-    loaded: LoadedModel,
-    optimizer: torch.optim.Optimizer,
-    prompts: Sequence[str],
-    targets: Sequence[str],
-    *,
-    max_prompt_tokens: int,
-    max_target_tokens: int,
-) -> float:
-    """One optimizer step on the target-only LM loss of a batch; returns the loss."""
-    examples = encode_examples(
-        loaded.tokenizer,
-        prompts,
-        targets,
-        max_prompt_tokens=max_prompt_tokens,
-        max_target_tokens=max_target_tokens,
-    )
-    loss = target_loss(loaded.model, lm_batch(examples, _pad_id(loaded)))
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    optimizer.step()
-    return float(loss.detach())
 
 
 def generation_scores(
@@ -103,3 +83,122 @@ def generation_scores(
     return pd.DataFrame(
         {"prediction": predictions, "rouge_l": rouge_l_f1(predictions, references)}
     )
+
+
+@dataclass(frozen=True)
+class GenerationBudget:
+    """Token budgets of a generation task: prompt and target kept in training, and the
+    greedy-decoding budget (:attr:`skillneurons.data.generation.GenerationSpec.max_new_tokens`)."""
+
+    max_prompt_tokens: int
+    max_target_tokens: int
+    max_new_tokens: int
+
+
+def generation_objective(loaded: LoadedModel) -> CausalLMObjective:
+    """The causal LM of ``loaded`` as the training loop's and relevance's classifier,
+    its own parameters frozen (only neuron deltas attached to it train; relevance
+    needs gradients of activations only)."""
+    if loaded.kind != "causal_lm":
+        raise ValueError(
+            f"generation tasks need a causal LM; {loaded.source} is a {loaded.kind} model: "
+            "list only causal LMs in paper_b.generation.models"
+        )
+    for parameter in loaded.model.parameters():
+        parameter.requires_grad_(False)
+    return CausalLMObjective(loaded.model, _pad_id(loaded))
+
+
+def encode_generation(
+    loaded: LoadedModel, frame: pd.DataFrame, instruction: str, budget: GenerationBudget
+) -> GenerationSplit:
+    """A split frame (``source``, ``target``) as prompt/target token ids."""
+    return GenerationSplit(
+        encode_examples(
+            loaded.tokenizer,
+            generation_prompts(frame["source"].tolist(), instruction),
+            frame["target"].tolist(),
+            max_prompt_tokens=budget.max_prompt_tokens,
+            max_target_tokens=budget.max_target_tokens,
+        )
+    )
+
+
+def mean_rouge_l(
+    loaded: LoadedModel, frame: pd.DataFrame, instruction: str, budget: GenerationBudget,
+    batch_size: int,
+) -> tuple[float, np.ndarray]:  # fmt: skip
+    """Mean and per-sample ROUGE-L F1 of the greedy continuations of a split frame."""
+    scores = generation_scores(
+        loaded, generation_prompts(frame["source"].tolist(), instruction),
+        frame["target"].tolist(), max_prompt_tokens=budget.max_prompt_tokens,
+        max_new_tokens=budget.max_new_tokens, batch_size=batch_size,
+    )["rouge_l"].to_numpy(dtype=np.float64)  # fmt: skip
+    return float(scores.mean()), scores
+
+
+def generation_training_results(
+    loaded: LoadedModel,
+    task: str,
+    frames: Mapping[str, pd.DataFrame],
+    neurons: Mapping[int, np.ndarray],
+    *,
+    instruction: str,
+    budget: GenerationBudget,
+    width: int,
+    training: TrainingSettings,
+    random_draws: int,
+    seed: int,
+    batch_size: int,
+    output_only: bool = False,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, dict]:
+    """B-T2's generation rows for one task (the module docstring): zero-shot, then
+    ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
+    ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
+    scored on the test split. ``frames`` holds the task's ``train``, ``dev`` and
+    ``test`` frames. Returns one row per condition and draw (``condition``, ``source``,
+    ``draw``, ``eval_task``, ``rouge_l``: the mean, ``sample_rouge_l``: per test
+    sample) and each training's metrics."""
+    objective = generation_objective(loaded)
+    train_split = encode_generation(loaded, frames["train"], instruction, budget)
+
+    def dev_rouge_l(_: torch.nn.Module) -> float:
+        return mean_rouge_l(loaded, frames["dev"], instruction, budget, batch_size)[0]
+
+    def row(condition: str, draw: int) -> dict:
+        mean, scores = mean_rouge_l(loaded, frames["test"], instruction, budget, batch_size)
+        source = "" if condition == "zero_shot" else task
+        return {"condition": condition, "source": source, "draw": draw, "eval_task": task,
+                "rouge_l": mean, "sample_rouge_l": scores}  # fmt: skip
+
+    rows, metrics = [row("zero_shot", 0)], []
+    for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
+        objective.deltas = NeuronDeltas(loaded.model, chosen, output_only)
+        result = train(
+            objective, train_split, None, training, objective.pad_id, progress=progress,
+            evaluate=dev_rouge_l,
+        )  # fmt: skip
+        rows.append(row(condition, draw))
+        metrics.append(
+            {
+                "condition": condition,
+                "draw": draw,
+                "neurons": int(sum(len(v) for v in chosen.values())),
+                "trained_entries": objective.deltas.entries(),
+                "best_step": result.best_step,
+                "dev_rouge_l": result.best_dev_accuracy,
+                "dev_curve": [
+                    {
+                        "step": p["step"],
+                        "dev_rouge_l": p["dev_accuracy"],
+                        "train_loss": p["train_loss"],
+                    }
+                    for p in result.dev_curve
+                ],  # fmt: skip
+            }
+        )
+        objective.deltas.remove()
+        del objective.deltas
+    frame = pd.DataFrame(rows).astype({"draw": "int64", "rouge_l": "float64"})
+    return frame, {"task": task, "trainings": metrics}

@@ -2,8 +2,10 @@
 
 Paper B trains one model on several tasks, so each input says which skill it asks for:
 ``[MASK] <instruction> <text>`` on an encoder, ``<instruction> <text>`` on a causal LM
-(:mod:`skillneurons.paper_b.classifiers`). Paper B gives its prompts only by example;
-these defaults are ours (config ``paper_b.instructions`` replaces them per type).
+(:mod:`skillneurons.paper_b.classifiers`); a generation task's input is the instruction,
+the source and ``Answer:``, one per line (:mod:`skillneurons.paper_b.generation`).
+Paper B gives its prompts only by example; these defaults are ours (config
+``paper_b.instructions`` replaces them per type).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ INSTRUCTIONS = {
     "inference": "Does the first sentence imply the second?",
     "topic": "Topic of the text:",
     "paraphrase": "Do the two texts say the same thing?",
+    "summarization": "Summarize the text in one sentence.",
+    "question_generation": "Write the question that the text answers.",
+    "data_to_text": "Write one sentence that states all of the following.",
 }
 
 

@@ -23,7 +23,7 @@ from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.evaluation import correct_on, result_row, results_frame
-from skillneurons.paper_b.relevance import matched_random_neurons
+from skillneurons.paper_b.relevance import trained_sets
 
 
 def zero_shot_results(
@@ -56,13 +56,8 @@ def neuron_training_results(
     ``task`` and evaluate every task. ``heads`` are every task's classifiers on the
     (frozen) base backbone. Returns the results and the trainings' metrics."""
     classifier = heads[task]
-    runs = [("task", 0, neurons)]
-    runs += [
-        ("random", draw, matched_random_neurons(neurons, width, seed + draw))
-        for draw in range(random_draws)
-    ]
     rows, metrics = [], []
-    for condition, draw, chosen in runs:
+    for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
         classifier.deltas = NeuronDeltas(classifier.backbone, chosen, output_only)
         result = train(
             classifier, encoded[task]["train"], encoded[task]["dev"], training,

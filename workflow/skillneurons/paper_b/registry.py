@@ -36,6 +36,14 @@ PAPER_B: tuple[PaperOutput, ...] = (
         (table_product("training_table", "B-T2"),),
     ),
     PaperOutput(
+        "B-T2 (generation)",
+        "generation tasks on a causal LM: zero-shot vs training random k% vs training "
+        "the task's k% neurons, ROUGE-L",
+        TRAINING,
+        (table_product("generation_training_table", "B-T2_generation"),),
+        requires=("generation",),
+    ),
+    PaperOutput(
         "B-F5",
         "task x task effect of deactivating (a) and of training (c) a task's neurons",
         TRAINING,

@@ -75,6 +75,28 @@ def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def generation_training_table(results: pd.DataFrame) -> pd.DataFrame:
+    """B-T2's generation rows: per generation task, zero-shot ROUGE-L F1 (x100), after
+    training random neurons (mean and std over draws) and after training the task's
+    neurons, with both gains over zero-shot in points."""
+
+    def scores(condition: str, task: str) -> list[float]:
+        chosen = (results["condition"] == condition) & (results["eval_task"] == task)
+        return results.loc[chosen, "rouge_l"].tolist()
+
+    rows = []
+    for task in dict.fromkeys(results["eval_task"]):
+        base, own = 100 * scores("zero_shot", task)[0], 100 * scores("task", task)[0]
+        random = scores("random", task)
+        mean, std = _random_summary(random)
+        rows.append(
+            {"task": task, "zero_shot": base, "train_random": mean, "train_random_std": std,
+             "train_task": own, "gain_random": mean - base, "gain_task": own - base,
+             "random_draws": len(random)}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def effect_matrix(
     results: pd.DataFrame, reference: Mapping[str, float], sign: float = 1.0
 ) -> pd.DataFrame:

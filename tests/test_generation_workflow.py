@@ -1,0 +1,105 @@
+"""Paper B's generation rules on a causal LM (a tiny random GPT-2 saved as a local model
+folder): a synthetic twin's splits, its task neurons and Table B-T2's generation rows."""
+
+import json
+import re
+
+import pandas as pd
+import pytest
+import yaml
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+from conftest import run_snakemake
+from skillneurons.data.synthetic.generation import generate_generation_task
+from skillneurons.paper_b.generation import generation_prompts
+from skillneurons.paper_b.instructions import INSTRUCTIONS
+
+TASK, MODEL = "syn_e2e", "tiny-gpt2"
+CONFIG = {
+    "models": [MODEL],
+    "model_definitions": {MODEL: {"source": f"models/{MODEL}"}},
+    "paper_b": {
+        "random_draws": 2,
+        "generation": {
+            "tasks": [TASK],
+            "models": [MODEL],
+            "sizes": {"train": 16, "dev": 4, "test": 6},
+            "training": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
+        },
+    },
+}
+
+
+def save_tiny_gpt2(folder) -> None:
+    """A random 2-layer GPT-2 with a word-level vocabulary covering the twin's words
+    (the split rule draws its rows with the config's seed, 42, from these 26)."""
+    rows = generate_generation_task(TASK, 26, seed=42)
+    texts = generation_prompts(rows["source"], INSTRUCTIONS["data_to_text"]) + list(rows["target"])
+    splitter = pre_tokenizers.Whitespace()
+    words = sorted({w for text in texts for w, _ in splitter.pre_tokenize_str(text)})
+    core = Tokenizer(
+        models.WordLevel(
+            {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[EOS]", *words])}, unk_token="[UNK]"
+        )
+    )
+    core.pre_tokenizer = splitter
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, pad_token="[PAD]", unk_token="[UNK]", eos_token="[EOS]"
+    )
+    config = GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=2, n_head=2, n_positions=256)
+    GPT2LMHeadModel(config).save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+
+
+@pytest.fixture(scope="module")
+def generation_run(tmp_path_factory):
+    from conftest import make_sandbox
+
+    sandbox = make_sandbox(tmp_path_factory.mktemp("generation") / "work")
+    save_tiny_gpt2(sandbox / "models" / MODEL)
+    (sandbox / "gen.yaml").write_text(yaml.safe_dump(CONFIG))
+    plan = run_snakemake(sandbox, "-n", "paper_b", "--configfile", "gen.yaml")
+    run_snakemake(
+        sandbox, f"results/{MODEL}/tables/B-T2_generation.csv", "--configfile", "gen.yaml",
+        "--cores", "2",
+    )  # fmt: skip
+    return sandbox, plan.stdout
+
+
+def test_the_generation_rules_are_paper_b_targets_of_the_causal_model(generation_run):
+    _, plan = generation_run
+    for rule in ("generation_split", "generation_training", "generation_training_table"):
+        assert re.search(rf"^{rule}\s+1$", plan, re.M), rule
+
+
+def test_splits_keep_the_configured_sizes(generation_run):
+    sandbox, _ = generation_run
+    sizes = {"train": 16, "dev": 4, "test": 6}
+    for split, size in sizes.items():
+        frame = pd.read_parquet(sandbox / f"data/generation/{TASK}/{split}.parquet")
+        assert list(frame.columns) == ["source", "target"] and len(frame) == size
+
+
+def test_the_training_results_and_the_table(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generation"
+    results = pd.read_parquet(folder / f"training/{TASK}.parquet")
+    assert results["condition"].tolist() == ["zero_shot", "task", "random", "random"]
+    assert results["draw"].tolist() == [0, 0, 0, 1]
+    assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
+    assert results["rouge_l"].between(0, 1).all()
+    for mean, scores in zip(results["rouge_l"], results["sample_rouge_l"], strict=True):
+        assert mean == pytest.approx(sum(scores) / len(scores))
+    neurons = pd.read_parquet(folder / f"neurons/{TASK}.parquet")
+    assert list(neurons.columns) == ["layer", "neuron", "relevance", "rank", "rank_in_layer"]
+    assert len(neurons) == 2 * 64 and (neurons["relevance"] >= 0).all()  # 2 layers x 4 x 16
+    metrics = json.loads((folder / f"training/{TASK}.json").read_text())
+    trained = [run["neurons"] for run in metrics["trainings"]]
+    assert trained == [13, 13, 13]  # the top 10% of 128 (rounded), and as many random
+    table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T2_generation.csv")
+    assert table["task"].tolist() == [TASK, "mean"]
+    row = table.iloc[0]
+    assert row["zero_shot"] == pytest.approx(100 * results["rouge_l"].iloc[0])
+    assert row["train_task"] == pytest.approx(100 * results["rouge_l"].iloc[1])
+    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[2:].mean())

@@ -1,0 +1,100 @@
+"""Paper B's generation tasks on causal LMs (§4.2, Table 3 group b): their splits, task
+neurons and B-T2's generation rows, for the models of paper_b.generation.models."""
+
+from skillneurons.data.generation import generation_spec
+
+GENERATION = PAPER_B_CONFIG["generation"]
+GENERATION_TASKS = list(GENERATION["tasks"])
+GENERATION_MODELS = list(GENERATION["models"])
+GENERATION_ON = bool(GENERATION_TASKS and GENERATION_MODELS)
+GENERATION_SPLITS = ("train", "dev", "test")
+GENERATION_DIR = "results/{model}/paper_b/generation"
+
+
+localrules:
+    generation_split,
+    generation_training_table,
+
+
+rule generation_split:
+    output:
+        expand("data/generation/{{task}}/{split}.parquet", split=GENERATION_SPLITS),
+    log:
+        "logs/data/generation_split/{task}.log",
+    wildcard_constraints:
+        task=names_regex(GENERATION_TASKS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        sizes=GENERATION["sizes"],
+        dev_fraction=config["data"]["dev_fraction"],
+        revision=lambda w: config["data"]["revisions"].get(w.task, "main"),
+        cache_dir=config["data"]["cache_dir"],
+        local_copy=lambda w: config["data"]["local_datasets"].get(w.task),
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_b/generation_split.py"
+
+
+rule generation_training:
+    input:
+        model=model_files,
+        splits=expand(
+            "data/generation/{{task}}/{split}.parquet", split=GENERATION_SPLITS
+        ),
+    output:
+        results=f"{GENERATION_DIR}/training/{{task}}.parquet",
+        metrics=f"{GENERATION_DIR}/training/{{task}}.json",
+        neurons=f"{GENERATION_DIR}/neurons/{{task}}.parquet",
+    log:
+        "logs/{model}/paper_b/generation_training/{task}.log",
+    wildcard_constraints:
+        task=names_regex(GENERATION_TASKS),
+        model=names_regex(GENERATION_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=240,
+    params:
+        model=lambda w: MODELS[w.model],
+        instruction=lambda w: generation_instruction(w.task),
+        budget=lambda w: generation_budget(w.task),
+        training=GENERATION["training"],
+        relevance=RELEVANCE,
+        choice=CHOICE,
+        random_draws=PAPER_B_CONFIG["random_draws"],
+        batch_size=GENERATION["eval_batch_size"],
+        output_only=PAPER_B_CONFIG["parameters"] == "output_only",
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_b/generation_training.py"
+
+
+rule generation_training_table:
+    input:
+        expand(
+            "results/{{model}}/paper_b/generation/training/{task}.parquet",
+            task=GENERATION_TASKS,
+        ),
+    output:
+        **paper_outputs(PAPER_B, "generation_training_table"),
+    log:
+        "logs/{model}/tables/B-T2_generation.log",
+    wildcard_constraints:
+        model=names_regex(GENERATION_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        title="B-T2, generation: ROUGE-L (x100) after training random or only the task's neurons",
+    script:
+        "../../scripts/paper_b/generation_training_table.py"
