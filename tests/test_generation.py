@@ -352,8 +352,9 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
     training = TrainingSettings(
         learning_rate=0.05, batch_size=2, max_steps=60, eval_every=20, patience=3, seed=0
     )
+    train_split = encode_generation(loaded, frames["train"], INSTRUCTION, BUDGET)
     results, metrics = generation_training_results(
-        loaded, "syn_cnndm", frames, every, instruction=INSTRUCTION, budget=BUDGET,
+        loaded, "syn_cnndm", train_split, frames, every, instruction=INSTRUCTION, budget=BUDGET,
         width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
     )  # fmt: skip
     assert results["condition"].tolist() == ["zero_shot", "task", "random"]

@@ -34,7 +34,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         output.neurons, table, {**identity, "identified_on": "base model", **params.relevance}
     )
     results, metrics = generation_training_results(
-        loaded, task, frames, relevance.task_neurons(table, **params.choice),
+        loaded, task, train_split, frames, relevance.task_neurons(table, **params.choice),
         instruction=params.instruction, budget=budget, width=relevance.layer_width(table),
         training=TrainingSettings.from_config(params.training, params.seed),
         random_draws=params.random_draws, seed=params.seed, batch_size=params.batch_size,

@@ -75,10 +75,10 @@ class Launch:
                 f"resources ask for {processes} processes and {gpus} GPUs: a data-parallel "
                 "job runs one process per GPU; drop 'processes' or set it to 'gpu'"
             )
-        launch = cls(processes or gpus or 1, nodes, max(1, int(threads)))
-        if launch.processes % nodes:
+        world = processes or gpus or 1
+        if world % nodes:
             raise ValueError(
-                f"{launch.processes} processes do not split evenly over {nodes} nodes; "
+                f"{world} processes do not split evenly over {nodes} nodes; "
                 "set 'gpu' (or 'processes') to a multiple of 'nodes'"
             )
         fsdp = bool(int(resources.get("fsdp", 0) or 0))
@@ -87,7 +87,7 @@ class Launch:
                 "resources ask for fsdp without GPUs: accelerate shards a model over GPUs "
                 "only; give the rule 'gpu' or drop 'fsdp'"
             )
-        return cls(launch.processes, nodes, launch.threads, fsdp)
+        return cls(world, nodes, max(1, int(threads)), fsdp)
 
     @property
     def per_node(self) -> int:

@@ -140,6 +140,7 @@ def mean_rouge_l(
 def generation_training_results(
     loaded: LoadedModel,
     task: str,
+    train_split: GenerationSplit,
     frames: Mapping[str, pd.DataFrame],
     neurons: Mapping[int, np.ndarray],
     *,
@@ -156,12 +157,12 @@ def generation_training_results(
     """B-T2's generation rows for one task (the module docstring): zero-shot, then
     ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
     ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
-    scored on the test split. ``frames`` holds the task's ``train``, ``dev`` and
-    ``test`` frames. Returns one row per condition and draw (``condition``, ``source``,
+    scored on the test split. ``train_split`` is the task's encoded training split
+    (:func:`encode_generation`, as its relevance read it), ``frames`` holds its ``dev``
+    and ``test`` frames. Returns one row per condition and draw (``condition``, ``source``,
     ``draw``, ``eval_task``, ``rouge_l``: the mean, ``sample_rouge_l``: per test
     sample) and each training's metrics."""
     objective = generation_objective(loaded)
-    train_split = encode_generation(loaded, frames["train"], instruction, budget)
 
     def dev_rouge_l(_: torch.nn.Module) -> float:
         return mean_rouge_l(loaded, frames["dev"], instruction, budget, batch_size)[0]
