@@ -40,7 +40,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from skillneurons.neurons.perturbation import LAYER_MATCHED
 from skillneurons.reporting.curves import TaskCurves, task_curves
@@ -51,6 +50,7 @@ from skillneurons.reporting.findings import (
     findings_frame,
     unavailable,
 )
+from skillneurons.reporting.resampling import ResampledRanks
 from skillneurons.reporting.stats import zscore
 
 TOP = Claim(
@@ -199,8 +199,10 @@ def correlation_claim(
     if not same or not cross:
         return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
 
+    rankers = {task: ResampledRanks(scores[task]) for task in tasks}
+
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        ranks = {task: rankdata(scores[task][:, indices["neurons"]], axis=1) for task in tasks}
+        ranks = {task: rankers[task](indices["neurons"]) for task in tasks}
         mean = {pair: _layer_mean_spearman(ranks[pair[0]], ranks[pair[1]]) for pair in pairs}
         return float(np.nanmean([mean[p] for p in same]) - np.nanmean([mean[p] for p in cross]))
 
@@ -208,9 +210,10 @@ def correlation_claim(
     return decide(CORRELATION, statistic, {"neurons": neurons}, settings)
 
 
-def agreement(scores: Sequence[np.ndarray], indices: np.ndarray | None = None) -> float:
-    """Mean pairwise layer-mean Spearman of several orders' neuron scores."""
-    ranks = [rankdata(s if indices is None else s[:, indices], axis=1) for s in scores]
+def agreement(rankers: Sequence[ResampledRanks], indices: np.ndarray) -> float:
+    """Mean pairwise layer-mean Spearman of several orders' neuron scores, on the
+    neurons ``indices`` (of each layer)."""
+    ranks = [ranker(indices) for ranker in rankers]
     values = [_layer_mean_spearman(a, b) for a, b in itertools.combinations(ranks, 2)]
     return float(np.nanmean(values)) if values else float("nan")
 
@@ -224,9 +227,10 @@ def label_words_claim(
     if not tasks:
         return unavailable(LABEL_WORDS, "needs two draws of random label words")
     neurons = draws[tasks[0]][0].shape[1]
+    rankers = {task: [ResampledRanks(scores) for scores in draws[task]] for task in tasks}
     return decide(
         LABEL_WORDS,
-        lambda indices: float(np.mean([agreement(draws[t], indices["neurons"]) for t in tasks])),
+        lambda indices: float(np.mean([agreement(rankers[t], indices["neurons"]) for t in tasks])),
         {"neurons": neurons},
         settings,
     )

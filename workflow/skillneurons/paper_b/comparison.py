@@ -33,9 +33,14 @@ def relevance_order(table: pd.DataFrame) -> np.ndarray:
     return rows["layer"].to_numpy(np.int64) * width + rows["neuron"].to_numpy(np.int64)
 
 
+def top_count(total: int, fraction: float) -> int:
+    """``round(fraction * total)``, half up: the size of a top-``fraction`` set."""
+    return int(np.floor(fraction * total + 0.5))
+
+
 def top_set(order: np.ndarray, fraction: float) -> np.ndarray:
-    """The first ``round(fraction * N)`` (half up) flat ids of an order."""
-    return order[: int(np.floor(fraction * len(order) + 0.5))]
+    """The first :func:`top_count` flat ids of an order."""
+    return order[: top_count(len(order), fraction)]
 
 
 def jaccard(first: np.ndarray, second: np.ndarray) -> float:

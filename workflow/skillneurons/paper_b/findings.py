@@ -32,10 +32,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from skillneurons.neurons.perturbation import LAYER_MATCHED
-from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_set
+from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
@@ -44,6 +43,7 @@ from skillneurons.reporting.findings import (
     findings_frame,
     unavailable,
 )
+from skillneurons.reporting.resampling import ResampledRanks, top_positions
 
 DEACTIVATION = Claim(
     "deactivating a task's neurons hurts it more than deactivating random neurons",
@@ -195,8 +195,9 @@ def diagonal_dominance(
     return decide(claim, statistic, _units(results, tasks, draws=False), settings)
 
 
-def _layer_spearman(a: np.ndarray, b: np.ndarray) -> float:
-    ra, rb = rankdata(a) - (len(a) + 1) / 2, rankdata(b) - (len(b) + 1) / 2
+def _spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
+    """Spearman's rho from two rank vectors of the same length."""
+    ra, rb = ranks_a - (len(ranks_a) + 1) / 2, ranks_b - (len(ranks_b) + 1) / 2
     norm = np.sqrt((ra * ra).sum() * (rb * rb).sum())
     return float((ra * rb).sum() / norm) if norm > 0 else float("nan")
 
@@ -211,25 +212,21 @@ def comparison_claims(
     scores and paper B's relevance, ``[layers, neurons]``, on the same model."""
     tasks = [task for task in scores if task in relevances]
     size = scores[tasks[0]].size
+    flat = {task: (scores[task].ravel(), relevances[task].ravel()) for task in tasks}
+    rankers = {task: tuple(map(ResampledRanks, flat[task])) for task in tasks}
 
     def correlation(indices: Mapping[str, np.ndarray]) -> float:
         chosen = indices["neurons"]
-        return float(
-            np.mean(
-                [
-                    _layer_spearman(scores[t].ravel()[chosen], relevances[t].ravel()[chosen])
-                    for t in tasks
-                ]
-            )
-        )
+        rhos = [_spearman(a(chosen)[0], b(chosen)[0]) for a, b in rankers.values()]
+        return float(np.mean(rhos))
 
     def overlap(indices: Mapping[str, np.ndarray]) -> float:
         chosen = indices["neurons"]
-        gaps = []
-        for task in tasks:
-            a = np.argsort(-scores[task].ravel()[chosen], kind="stable")
-            b = np.argsort(-relevances[task].ravel()[chosen], kind="stable")
-            gaps.append(jaccard(top_set(a, fraction), top_set(b, fraction)))
+        top = top_count(len(chosen), fraction)
+        gaps = [
+            jaccard(top_positions(a[chosen], top), top_positions(b[chosen], top))
+            for a, b in flat.values()
+        ]
         return float(np.mean(gaps) - chance_jaccard(fraction))
 
     units = {"neurons": size}
