@@ -13,7 +13,7 @@ import numpy as np
 
 from benchmarks.common import Ratio, Row
 from benchmarks.workers import rank_in_fresh_process
-from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.activation_dump import ActivationWriter
 
 #: Peak resident memory at 4n rows / at n rows.
 TARGET = 1.1

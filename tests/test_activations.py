@@ -11,15 +11,17 @@ import torch
 from skillneurons.infra.io import read_metadata
 from skillneurons.models.encoding import EncodedSplit, encode_split
 from skillneurons.models.prompted import PromptedClassifier
-from skillneurons.neurons.activations import (
+from skillneurons.neurons.activation_dump import (
     ActivationWriter,
     activation_shape,
+    iter_activations,
+    read_activations,
+)
+from skillneurons.neurons.activations import (
     baseline_activation,
     dump_activations,
     input_token_activations,
-    iter_activations,
     prompt_activations,
-    read_activations,
 )
 from skillneurons.neurons.hooks import capture_activations
 from tiny_models import tiny, word_tokenizer

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.neurons.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.evaluation import result_row, results_frame
 from skillneurons.paper_b.findings import (
     DEACTIVATION,

@@ -14,18 +14,20 @@ import torch
 from skillneurons.infra.io import (
     apply_umask,
     atomic_path,
+    read_arrays,
     read_json,
     read_metadata,
     read_tensor_metadata,
     read_tensors,
     stable_hash,
     temporary_path,
+    write_arrays,
     write_json,
     write_table,
     write_tensors,
 )
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 from skillneurons.reporting.tables import write_frame
 
@@ -90,6 +92,17 @@ def test_tensor_files_are_byte_identical_for_equal_content(tmp_path):
     assert read_tensor_metadata(tmp_path / "a.safetensors") == meta
 
 
+def test_array_files_are_the_tensor_files(tmp_path):
+    # The numpy writer (reports, no torch) writes the bytes the torch writer writes.
+    values = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    meta = {"task": "x", "trials": 1}
+    write_arrays(tmp_path / "a.safetensors", {"mean": values}, meta)
+    write_tensors(tmp_path / "b.safetensors", {"mean": torch.from_numpy(values)}, meta)
+    assert (tmp_path / "a.safetensors").read_bytes() == (tmp_path / "b.safetensors").read_bytes()
+    np.testing.assert_array_equal(read_arrays(tmp_path / "b.safetensors")["mean"], values)
+    assert read_tensor_metadata(tmp_path / "a.safetensors") == meta
+
+
 def test_stable_hash_ignores_key_order():
     assert stable_hash({"a": 1, "b": [1, 2]}) == stable_hash({"b": [1, 2], "a": 1})
     assert stable_hash({"a": 1}) != stable_hash({"a": 2})
@@ -138,15 +151,37 @@ def test_table_modules_load_no_transformers_models():
         "neurons.perturbation",
         "neurons.activations",
     ]
+    assert "transformers.models" not in loaded_modules(modules, "transformers")
+
+
+def loaded_modules(modules: list[str], prefix: str) -> str:
     code = (
         "import sys; "
         + "; ".join(f"import skillneurons.{module}" for module in modules)
-        + "; print(sorted(m for m in sys.modules if m.startswith('transformers.models')))"
+        + f"; print(sorted(m for m in sys.modules if m.split('.')[0] == {prefix!r}))"
     )
-    output = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert output.strip() == "[]"
+    ).stdout.strip()
+
+
+def test_report_modules_load_no_torch():
+    # About 40 jobs of the default (tables, figures, rankings, findings) read files and
+    # draw; importing torch would cost each of them seconds on 2 cores.
+    modules = [
+        "neurons.activation_dump",
+        "neurons.curve_table",
+        "neurons.selectivity",
+        "paper_a.skill_neurons",
+        "paper_a.findings",
+        "paper_a.importance",
+        "paper_b.tables",
+        "reporting.stats",
+        "reporting.curves",
+        "reporting.figures",
+        "reporting.resampling",
+    ]
+    assert loaded_modules(modules, "torch") == "[]"
 
 
 def test_a_figure_saved_twice_gives_the_same_bytes(tmp_path, monkeypatch):

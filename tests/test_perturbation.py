@@ -11,10 +11,10 @@ from skillneurons.models.encoding import encode_split
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import accuracy
-from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.activation_dump import ActivationWriter
+from skillneurons.neurons.curve_table import CURVE_COLUMNS
 from skillneurons.neurons.hooks import capture_activations, edit_activations
 from skillneurons.neurons.perturbation import (
-    CURVE_COLUMNS,
     NamedOrder,
     PerturbationSettings,
     layer_matched_orders,

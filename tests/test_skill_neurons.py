@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.neurons.activations import ActivationWriter
+from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.paper_a.controls import control_classifier
 from skillneurons.paper_a.skill_neurons import (
     SampleGroup,

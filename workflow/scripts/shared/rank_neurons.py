@@ -2,7 +2,7 @@
 task's ranking (paper A, Eqs. 4-6, §3.2, appendix G), and each trial's top skill neuron
 accuracy on test (Table 1)."""
 
-from skillneurons.infra.io import read_tensors, write_json
+from skillneurons.infra.io import read_arrays, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_a.skill_neurons import (
     read_groups,
@@ -22,12 +22,12 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         inputs.baselines, inputs.dev_dumps, inputs.dev_input_dumps, inputs.test_dumps, strict=True
     )
     for trial, (baseline_path, dev_dump, input_dump, test_dump) in enumerate(trials):
-        baselines = read_tensors(baseline_path)
-        prompt_baseline = baselines["prompt"].numpy()
+        baselines = read_arrays(baseline_path)
+        prompt_baseline = baselines["prompt"]
         per_trial.append(
             trial_predictivities(
                 trial_accuracies(dev_dump, prompt_baseline, groups),
-                trial_accuracies(input_dump, baselines["input_mean_max"].numpy(), groups),
+                trial_accuracies(input_dump, baselines["input_mean_max"], groups),
             )
         )
         top = skill_neuron_accuracy(dev_dump, test_dump, prompt_baseline, groups)

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -139,6 +140,13 @@ def read_metadata(path: str | os.PathLike) -> dict[str, object]:
     return decoded
 
 
+def _write_safetensors(save_file, path: str | os.PathLike, values: Mapping, metadata) -> None:
+    meta = {"skillneurons": json.dumps(dict(metadata or {}), sort_keys=True)}
+    with atomic_path(path) as tmp:
+        save_file(values, str(tmp), metadata=meta)
+        apply_umask(tmp)  # safetensors creates its file private (0600)
+
+
 def write_tensors(
     path: str | os.PathLike,
     tensors: Mapping[str, torch.Tensor],
@@ -152,15 +160,31 @@ def write_tensors(
     """
     from safetensors.torch import save_file
 
-    meta = {"skillneurons": json.dumps(dict(metadata or {}), sort_keys=True)}
     contiguous = {key: value.detach().contiguous().cpu() for key, value in tensors.items()}
-    with atomic_path(path) as tmp:
-        save_file(contiguous, str(tmp), metadata=meta)
-        apply_umask(tmp)  # safetensors creates its file private (0600)
+    _write_safetensors(save_file, path, contiguous, metadata)
+
+
+def write_arrays(
+    path: str | os.PathLike,
+    arrays: Mapping[str, np.ndarray],
+    metadata: Mapping[str, object] | None = None,
+) -> None:
+    """:func:`write_tensors` for numpy arrays (the same file, without loading torch)."""
+    from safetensors.numpy import save_file
+
+    contiguous = {key: np.ascontiguousarray(value) for key, value in arrays.items()}
+    _write_safetensors(save_file, path, contiguous, metadata)
 
 
 def read_tensors(path: str | os.PathLike) -> dict[str, torch.Tensor]:
     from safetensors.torch import load_file
+
+    return load_file(str(path))
+
+
+def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """A safetensors file's tensors as numpy arrays (without loading torch)."""
+    from safetensors.numpy import load_file
 
     return load_file(str(path))
 

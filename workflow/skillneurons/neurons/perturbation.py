@@ -53,6 +53,7 @@ from skillneurons.models.loading import LoadedModel
 from skillneurons.models.prompted import classifier_from_prompt_file
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import predict
+from skillneurons.neurons.curve_table import CURVE_COLUMNS, LAYER_MATCHED
 from skillneurons.neurons.hooks import NeuronEdit, edit_activations
 from skillneurons.neurons.ranking import Ranking, interleave_layers, layer_offsets, split_flat
 from skillneurons.neurons.selectivity import selectivity_order
@@ -63,20 +64,6 @@ KINDS = ("gaussian", "zero", "baseline")
 POSITIONS = ("all", "prompt")
 DRAWS = ("sample", "position")
 UNITS = ("absolute", "neuron_std")
-#: The random control that matches an order's neurons per layer at every rate.
-LAYER_MATCHED = "layer_matched"
-RANDOM_TYPES = ("random", LAYER_MATCHED)
-
-#: Columns (and dtypes) of a perturbation-curve table (:func:`sweep_orders`), and
-#: ``correct``: per evaluated sample whether its prediction was right (bool list).
-CURVE_COLUMNS = {
-    "order": "string",
-    "order_type": "string",
-    "repeat": "int64",
-    "rate": "float64",
-    "perturbed": "int64",
-    "accuracy": "float64",
-}
 
 
 @dataclass(frozen=True)
@@ -593,32 +580,3 @@ def write_perturbation_file(
         "scope": scope,
     }
     write_frame_parquet(path, frame, metadata)
-
-
-def _check_curves(curves: pd.DataFrame) -> None:
-    required = ("eval_task", "order", "order_type", "trial", "rate", "accuracy")
-    missing = [column for column in required if column not in curves]
-    if missing:
-        raise ValueError(f"perturbation curves lack columns {missing}; expected {list(required)}")
-
-
-def trial_curves(curves: pd.DataFrame) -> pd.DataFrame:
-    """One curve per (eval_task, order, order_type, trial): random orders averaged over
-    their repeats. Columns eval_task, order, order_type, trial, rate, accuracy."""
-    _check_curves(curves)
-    keys = ["eval_task", "order", "order_type", "trial", "rate"]
-    return curves.groupby(keys, sort=False, as_index=False)["accuracy"].mean()
-
-
-def read_curves(paths: Sequence[str]) -> pd.DataFrame:
-    """Concatenate perturbation files (one per evaluation task)."""
-    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
-
-
-def own_order_view(curves: pd.DataFrame, label: str = "predictivity") -> pd.DataFrame:
-    """Figure 15's orders: each evaluation task's own predictivity order (renamed
-    ``label``), the selectivity-index order and the random orders."""
-    own = (curves["order_type"] == "task") & (curves["order"] == curves["eval_task"])
-    kept = curves[own | curves["order_type"].isin([*RANDOM_TYPES, "selectivity"])].copy()
-    kept["order"] = kept["order"].where(~own[kept.index], label)
-    return kept

@@ -31,10 +31,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import torch
 
-from skillneurons.infra.io import read_tensors, write_tensors
-from skillneurons.neurons.activations import activation_shape, iter_activations
+from skillneurons.infra.io import read_arrays, write_arrays
+from skillneurons.neurons.activation_dump import activation_shape, iter_activations
 
 
 def selectivity_index(class_means: np.ndarray, minimum: np.ndarray | float = 0.0) -> np.ndarray:
@@ -109,17 +108,17 @@ def write_selectivity(
     path: str, per_trial: Sequence[np.ndarray], metadata: Mapping[str, object]
 ) -> None:
     """Write the selectivity file (see the module docstring) atomically."""
-    tensors = {
-        f"trial{trial}": torch.from_numpy(np.asarray(index, dtype=np.float32))
+    arrays = {
+        f"trial{trial}": np.asarray(index, dtype=np.float32)
         for trial, index in enumerate(per_trial)
     }
-    tensors["mean"] = torch.from_numpy(np.mean(per_trial, axis=0).astype(np.float32))
-    write_tensors(path, tensors, metadata)
+    arrays["mean"] = np.mean(per_trial, axis=0).astype(np.float32)
+    write_arrays(path, arrays, metadata)
 
 
 def read_selectivity(path: str) -> np.ndarray:
     """The trial-mean ``[layers, neurons]`` selectivity index of a selectivity file."""
-    return read_tensors(path)["mean"].numpy()
+    return read_arrays(path)["mean"]
 
 
 def selectivity_order(index: np.ndarray) -> np.ndarray:

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.infra.io import write_frame_parquet
+from skillneurons.neurons.curve_table import LAYER_MATCHED
 from skillneurons.neurons.perturbation import (
-    LAYER_MATCHED,
     NamedOrder,
     TrialModel,
     layer_matched_orders,

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import torch
 
-from skillneurons.infra.io import read_tensors, write_frame_parquet, write_tensors
-from skillneurons.neurons.activations import iter_activations
+from skillneurons.infra.io import read_arrays, write_arrays, write_frame_parquet
+from skillneurons.neurons.activation_dump import iter_activations
 from skillneurons.neurons.predictivity import (
     PredictivityAccumulator,
     combine_trials,
@@ -272,17 +271,17 @@ def write_predictivity(
     path: str, per_trial: Sequence[Mapping[str, np.ndarray]], metadata: Mapping[str, object]
 ) -> None:
     """Write the predictivity file (see the module docstring) atomically."""
-    tensors = {
-        f"{name}/trial{trial}": torch.from_numpy(np.ascontiguousarray(values))
+    arrays = {
+        f"{name}/trial{trial}": values
         for trial, arrays in enumerate(per_trial)
         for name, values in arrays.items()
     }
-    write_tensors(path, tensors, metadata)
+    write_arrays(path, arrays, metadata)
 
 
 def read_predictivity(path: str) -> dict[str, np.ndarray]:
     """The predictivity file as name -> numpy array."""
-    return {name: tensor.numpy() for name, tensor in read_tensors(path).items()}
+    return read_arrays(path)
 
 
 def read_groups(dev_path: str, subtask_paths: Sequence[str] = ()) -> dict[str, SampleGroup]:

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from skillneurons.neurons.perturbation import LAYER_MATCHED, NamedOrder, layer_matched_orders
+from skillneurons.neurons.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation import NamedOrder, layer_matched_orders
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.relevance import COLUMNS as RELEVANCE_COLUMNS
 from skillneurons.paper_b.relevance import layer_width, relevance_matrix

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.neurons.perturbation import LAYER_MATCHED
+from skillneurons.neurons.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import (

@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from skillneurons.infra.io import atomic_path  # noqa: E402
+from skillneurons.neurons.curve_table import LAYER_MATCHED, RANDOM_TYPES  # noqa: E402
 
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 
@@ -152,8 +153,7 @@ def predictivity_histograms(
 
 
 #: Random orders are dashed: uniform in grey, layer-matched (the findings' control) black.
-RANDOM_COLORS = {"random": "tab:gray", "layer_matched": "black"}
-RANDOM_TYPES = tuple(RANDOM_COLORS)
+RANDOM_COLORS = {"random": "tab:gray", LAYER_MATCHED: "black"}
 
 
 def _grid(panels: int, width: float = 3.2, height: float = 2.6, columns: int = 4):
