@@ -23,6 +23,7 @@ from skillneurons.paper_b.generalization import (
 )
 from skillneurons.paper_b.generalization_findings import (
     CONTROLLED_RISES,
+    OVERLAP_ABOVE_RANDOM,
     SPECIALIZATION_PEAK,
     controlled_claim,
     overlap_claims,
@@ -172,6 +173,9 @@ def test_task_groups_follow_the_types_unless_given():
         task_groups(list(types), types, ["z"])
     with pytest.raises(ValueError, match="both training and test"):
         task_groups(list(types), types, ["a"], ["a", "b"])
+    # the generation group's keys are named in its errors
+    with pytest.raises(ValueError, match=r"paper_b.generation.test_tasks \['z'\] are not among"):
+        task_groups(list(types), types, None, ["z"], "paper_b.generation", "its tasks")
 
 
 def correct_at(accuracy: float, seed: int) -> np.ndarray:
@@ -260,7 +264,8 @@ def test_overlap_table_and_claims_on_shared_and_random_neurons():
     train = {"a": relevance_table(shared + 0.1 * noise(), "a", 0)}
     related = {"b": relevance_table(shared + 0.1 * noise(), "b", 0)}
     unrelated = {"b": relevance_table(noise(), "b", 0)}
-    table = overlap_table(train, related, [0.1, 0.5, 1.0])
+    table = overlap_table({"cls": (train, related)}, [0.1, 0.5, 1.0])
+    assert table["pair"].tolist() == ["cls-cls"] * 3
     assert table["train_neurons"].tolist() == [100, 500, 1000]
     assert table["overlap"].iloc[-1] == pytest.approx(100.0)
     assert table["random_overlap"].iloc[0] == pytest.approx(100 * random_overlap(100, 100, 1000))
@@ -268,6 +273,41 @@ def test_overlap_table_and_claims_on_shared_and_random_neurons():
     assert above["verdict"] == "holds" and rises["verdict"] == "holds"
     chance, _ = overlap_claims(train, unrelated, [0.1, 0.5, 1.0], SETTINGS)
     assert chance["verdict"] == "inconclusive"
+
+
+def top_two(task: str, first: int) -> pd.DataFrame:
+    """A task-neuron table over one layer of 10 neurons whose top 20% are ``first`` and
+    ``first + 1``."""
+    values = np.zeros((1, 10))
+    values[0, [first, first + 1]] = [2.0, 1.0]
+    return relevance_table(values, task, 0)
+
+
+def test_overlap_table_pairs_every_training_group_with_every_test_group():
+    # top 20%: cls trains {0, 1}, tests {1, 2}; gen trains {5, 6}, tests {6, 7}.
+    groups = {
+        "cls": ({"a": top_two("a", 0)}, {"b": top_two("b", 1)}),
+        "gen": ({"c": top_two("c", 5)}, {"d": top_two("d", 6)}),
+    }
+    table = overlap_table(groups, [0.2])
+    assert table["pair"].tolist() == ["cls-cls", "cls-gen", "gen-cls", "gen-gen"]
+    # one shared neuron of three (cls-cls, gen-gen); none across the groups
+    assert table["overlap"].tolist() == pytest.approx([100 / 3, 0.0, 0.0, 100 / 3])
+    # random sets of 2 and 2 of 10 neurons: 0.4 shared of 3.6
+    assert table["random_overlap"].tolist() == pytest.approx([100 * 0.4 / 3.6] * 4)
+    wider = {"a": relevance_table(np.zeros((1, 12)), "a", 0)}
+    with pytest.raises(ValueError, match="one model"):
+        overlap_table({"cls": groups["cls"], "gen": (wider, wider)}, [0.2])
+
+
+def test_overlap_claims_name_their_pair_of_groups():
+    train, test = {"a": top_two("a", 0)}, {"b": top_two("b", 1)}
+    above, rises = overlap_claims(train, test, [0.2, 0.5], SETTINGS, "gen-cls")
+    assert above["claim"].endswith("(gen-cls)")
+    assert above["paper_value"] == "11.8% at 10% (gen-cls)"
+    assert rises["paper_value"] == "11.8 -> 81.8% from 10% to 70% (gen-cls)"
+    plain, _ = overlap_claims(train, test, [0.2, 0.5], SETTINGS)
+    assert plain["claim"] == OVERLAP_ABOVE_RANDOM.claim
 
 
 def test_similarity_claim_pools_within_tasks():

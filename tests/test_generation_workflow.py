@@ -1,5 +1,6 @@
 """Paper B's generation rules on a causal LM (a tiny random GPT-2 saved as a local model
-folder): a synthetic twin's splits, its task neurons and Table B-T2's generation rows."""
+folder): two synthetic twins' splits, their task neurons, Table B-T2's generation rows
+and B-T8's generation group (one training and one test task)."""
 
 import json
 import re
@@ -15,14 +16,17 @@ from skillneurons.data.synthetic.generation import generate_generation_task
 from skillneurons.paper_b.generation import generation_prompts
 from skillneurons.paper_b.instructions import INSTRUCTIONS
 
-TASK, MODEL = "syn_e2e", "tiny-gpt2"
+# Both data-to-text twins: the first trains, the second is the out-of-domain test task.
+TASK, TEST_TASK, MODEL = "syn_e2e", "syn_commongen", "tiny-gpt2"
 CONFIG = {
     "models": [MODEL],
     "model_definitions": {MODEL: {"source": f"models/{MODEL}"}},
     "paper_b": {
         "random_draws": 2,
+        # no classification group: B-T8 compares the generation group alone
+        "generalization": {"train_tasks": [], "overlap_proportions": [0.1, 0.5]},
         "generation": {
-            "tasks": [TASK],
+            "tasks": [TASK, TEST_TASK],
             "models": [MODEL],
             "sizes": {"train": 16, "dev": 4, "test": 6},
             "training": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
@@ -32,10 +36,13 @@ CONFIG = {
 
 
 def save_tiny_gpt2(folder) -> None:
-    """A random 2-layer GPT-2 with a word-level vocabulary covering the twin's words
+    """A random 2-layer GPT-2 with a word-level vocabulary covering the twins' words
     (the split rule draws its rows with the config's seed, 42, from these 26)."""
-    rows = generate_generation_task(TASK, 26, seed=42)
-    texts = generation_prompts(rows["source"], INSTRUCTIONS["data_to_text"]) + list(rows["target"])
+    texts = []
+    for task in (TASK, TEST_TASK):
+        rows = generate_generation_task(task, 26, seed=42)
+        texts += generation_prompts(rows["source"], INSTRUCTIONS["data_to_text"])
+        texts += list(rows["target"])
     splitter = pre_tokenizers.Whitespace()
     words = sorted({w for text in texts for w, _ in splitter.pre_tokenize_str(text)})
     core = Tokenizer(
@@ -61,16 +68,20 @@ def generation_run(tmp_path_factory):
     (sandbox / "gen.yaml").write_text(yaml.safe_dump(CONFIG))
     plan = run_snakemake(sandbox, "-n", "paper_b", "--configfile", "gen.yaml")
     run_snakemake(
-        sandbox, f"results/{MODEL}/tables/B-T2_generation.csv", "--configfile", "gen.yaml",
-        "--cores", "2",
+        sandbox, f"results/{MODEL}/tables/B-T2_generation.csv",
+        f"results/{MODEL}/tables/B-T8.csv", "--configfile", "gen.yaml", "--cores", "2",
     )  # fmt: skip
     return sandbox, plan.stdout
 
 
 def test_the_generation_rules_are_paper_b_targets_of_the_causal_model(generation_run):
     _, plan = generation_run
-    for rule in ("generation_split", "generation_training", "generation_training_table"):
-        assert re.search(rf"^{rule}\s+1$", plan, re.M), rule
+    for rule, jobs in (
+        ("generation_split", 2),
+        ("generation_training", 2),
+        ("generation_training_table", 1),
+    ):
+        assert re.search(rf"^{rule}\s+{jobs}$", plan, re.M), rule
 
 
 def test_splits_keep_the_configured_sizes(generation_run):
@@ -98,8 +109,22 @@ def test_the_training_results_and_the_table(generation_run):
     trained = [run["neurons"] for run in metrics["trainings"]]
     assert trained == [13, 13, 13]  # the top 10% of 128 (rounded), and as many random
     table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T2_generation.csv")
-    assert table["task"].tolist() == [TASK, "mean"]
+    assert table["task"].tolist() == [TASK, TEST_TASK, "mean"]
     row = table.iloc[0]
     assert row["zero_shot"] == pytest.approx(100 * results["rouge_l"].iloc[0])
     assert row["train_task"] == pytest.approx(100 * results["rouge_l"].iloc[1])
     assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[2:].mean())
+
+
+def test_the_generation_groups_neuron_overlap(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generation/neurons"
+    tables = {task: pd.read_parquet(folder / f"{task}.parquet") for task in (TASK, TEST_TASK)}
+    top = {task: frame[frame["rank"] < 13] for task, frame in tables.items()}  # 10% of 128
+    ids = {task: set(frame["layer"] * 64 + frame["neuron"]) for task, frame in top.items()}
+    table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T8.csv")
+    assert table["pair"].tolist() == ["gen-gen", "gen-gen"]
+    row = table.iloc[0]
+    assert row["train_neurons"] == row["test_neurons"] == 13
+    shared = len(ids[TASK] & ids[TEST_TASK]) / len(ids[TASK] | ids[TEST_TASK])
+    assert row["overlap"] == pytest.approx(100 * shared)

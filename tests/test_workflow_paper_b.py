@@ -99,7 +99,11 @@ def test_neuron_training_results_and_table_b_t2(results):
         frame = pd.read_parquet(results / f"paper_b/neuron_training/{task}.parquet")
         assert tuple(frame.columns) == RESULT_COLUMNS
         assert set(frame["source"]) == {task}
-        assert len(frame) == (1 + DRAWS) * len(TASKS)  # every run evaluates every task
+        # training the task's neurons evaluates every task, a random set only the task
+        trained = frame[frame["condition"] == "task"]
+        assert trained["eval_task"].tolist() == TASKS
+        randoms = frame[frame["condition"] == "random"]
+        assert randoms["eval_task"].tolist() == [task] * DRAWS
         metrics = read_json(results / f"paper_b/neuron_training/{task}.json")
         assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
         for run in metrics["trainings"]:

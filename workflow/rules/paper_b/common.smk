@@ -39,3 +39,32 @@ def generation_budget(task):
         "max_target_tokens": GENERATION["max_target_tokens"],
         "max_new_tokens": generation_spec(task).max_new_tokens,
     }
+
+
+def overlap_groups(wildcards):
+    """B-T8's groups on this model, name -> (training tasks, test tasks): ``cls`` (paper_b.
+    generalization) and, where the model runs the generation tasks and both generation
+    groups are non-empty, ``gen`` (paper_b.generation)."""
+    groups = {}
+    if GENERALIZATION_ON:
+        groups["cls"] = (TRAIN_TASKS, TEST_TASKS)
+    if wildcards.model in GENERATION_MODELS and GENERATION_TRAIN and GENERATION_TEST:
+        groups["gen"] = (GENERATION_TRAIN, GENERATION_TEST)
+    return groups
+
+
+def overlap_neuron_files(wildcards):
+    """The task-neuron files of :func:`overlap_groups`, as ``{group}_train`` and
+    ``{group}_test`` lists (classification tasks' from rule neuron_training, generation
+    tasks' from rule generation_training)."""
+    paths = {
+        "cls": "results/{model}/task_neurons/{task}.parquet",
+        "gen": "results/{model}/paper_b/generation/neurons/{task}.parquet",
+    }
+    return {
+        f"{name}_{role}": [
+            paths[name].format(model=wildcards.model, task=t) for t in tasks
+        ]
+        for name, group in overlap_groups(wildcards).items()
+        for role, tasks in zip(("train", "test"), group, strict=True)
+    }

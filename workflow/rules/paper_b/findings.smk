@@ -13,12 +13,6 @@ GENERALIZATION_FINDINGS_INPUTS = (
             "results/{{model}}/paper_b/generalization/controlled/{q}.parquet",
             q=CONTROLLED,
         ),
-        "train_neurons": expand(
-            "results/{{model}}/task_neurons/{task}.parquet", task=TRAIN_TASKS
-        ),
-        "test_neurons": expand(
-            "results/{{model}}/task_neurons/{task}.parquet", task=TEST_TASKS
-        ),
         "similarities": expand(
             "results/{{model}}/paper_b/similarity/{task}.parquet", task=TRAIN_TASKS
         ),
@@ -53,6 +47,7 @@ CONTINUAL_FINDINGS_INPUTS = (
 
 rule findings_b:
     input:
+        unpack(overlap_neuron_files),
         **GENERALIZATION_FINDINGS_INPUTS,
         **CONTINUAL_FINDINGS_INPUTS,
         deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
@@ -92,6 +87,7 @@ rule findings_b:
             if GENERALIZATION_ON
             else {}
         ),
+        overlap_groups=overlap_groups,
         continual=CONTINUAL_ON,
         bootstrap=BOOTSTRAP,
         title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "

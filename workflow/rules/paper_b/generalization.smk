@@ -166,8 +166,7 @@ rule proportion_tables:
 
 rule overlap_table:
     input:
-        train=expand("results/{{model}}/task_neurons/{task}.parquet", task=TRAIN_TASKS),
-        test=expand("results/{{model}}/task_neurons/{task}.parquet", task=TEST_TASKS),
+        unpack(overlap_neuron_files),
     output:
         **paper_outputs(PAPER_B, "overlap_table"),
     log:
@@ -179,8 +178,7 @@ rule overlap_table:
         mem_mb=1000,
         runtime=5,
     params:
-        train_tasks=TRAIN_TASKS,
-        test_tasks=TEST_TASKS,
+        groups=overlap_groups,
         proportions=GENERALIZATION["overlap_proportions"],
         title="B-T8: overlap rate (%) of the training and test tasks' neurons (Eq. 13)",
     script:

@@ -7,6 +7,15 @@ GENERATION = PAPER_B_CONFIG["generation"]
 GENERATION_TASKS = list(GENERATION["tasks"])
 GENERATION_MODELS = list(GENERATION["models"])
 GENERATION_ON = bool(GENERATION_TASKS and GENERATION_MODELS)
+# The generation group (Table 3, group b): training and out-of-domain test tasks.
+GENERATION_TRAIN, GENERATION_TEST = task_groups(
+    GENERATION_TASKS,
+    {task: generation_spec(task).type for task in GENERATION_TASKS},
+    GENERATION["train_tasks"],
+    GENERATION["test_tasks"],
+    section="paper_b.generation",
+    pool="paper_b.generation.tasks",
+)
 GENERATION_SPLITS = ("train", "dev", "test")
 GENERATION_DIR = "results/{model}/paper_b/generation"
 

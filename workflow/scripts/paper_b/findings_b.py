@@ -35,8 +35,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         )
         more = generalization_claims(
             results=frames([*inputs.group, *inputs.single, *inputs.controlled]),
-            train_tables=tables(group["train_tasks"], inputs.train_neurons),
-            test_tables=tables(group["test_tasks"], inputs.test_neurons),
+            groups={
+                name: (
+                    tables(train, inputs[f"{name}_train"]),
+                    tables(test, inputs[f"{name}_test"]),
+                )
+                for name, (train, test) in params.overlap_groups.items()
+            },
             overlap_proportions=group["overlap_proportions"],
             points=points,
             settings=settings,

@@ -13,7 +13,8 @@ Paper B splits its tasks into a training group and an out-of-domain test group (
 - **B-F6** (A.5): the same with one model per training task;
 - **B-T8** (A.6, Eq. 13): the overlap rate ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of the union
   ``N_x`` of the training tasks' top-``p`` sets and the union ``N_y`` of the test
-  tasks', beside what random sets of the same sizes would give;
+  tasks', beside what random sets of the same sizes would give, for the classification
+  group and, where a causal LM runs them, between it and the generation group;
 - **B-T9..B-T11** (A.7): at a fixed trained proportion ``q`` the trained set has
   ``|N_x(q)|`` neurons of which a share ``o`` is drawn from the test tasks' neurons
   ``N_y(q)`` (all of them when ``N_y(q)`` is smaller than that) and the rest from the
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -113,28 +115,41 @@ def random_overlap(size_x: int, size_y: int, total: int) -> float:
     return shared / joint if joint else float("nan")
 
 
-def overlap_table(
-    train_tables: Mapping[str, pd.DataFrame],
-    test_tables: Mapping[str, pd.DataFrame],
-    proportions: Sequence[float],
-) -> pd.DataFrame:
-    """B-T8: per proportion, the sizes of the two unions, their overlap rate (Eq. 13)
-    and that of random sets of the same sizes (in %)."""
-    first = next(iter(train_tables.values()))
-    layers, width = int(first["layer"].max()) + 1, layer_width(first)
-    rows = []
-    for proportion in proportions:
-        x_ids = union_ids(train_tables, proportion, width)
-        y_ids = union_ids(test_tables, proportion, width)
-        rows.append(
-            {
-                "proportion": float(proportion),
-                "train_neurons": len(x_ids),
-                "test_neurons": len(y_ids),
-                "overlap": 100 * overlap_rate(x_ids, y_ids),
-                "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), layers * width),
-            }
+#: A group of tasks: its training tasks' and its test tasks' task-neuron tables.
+Group = tuple[Mapping[str, pd.DataFrame], Mapping[str, pd.DataFrame]]
+
+
+def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> pd.DataFrame:
+    """B-T8: for every pair of groups ``a-b`` (the training tasks of group ``a``, the test
+    tasks of group ``b``; paper B: cls-cls, cls-gen, gen-cls, gen-gen), per proportion,
+    the sizes of the two unions, their overlap rate (Eq. 13) and that of random sets of
+    the same sizes (in %). Every table must cover the same neurons (one model)."""
+    shapes = {
+        (int(table["layer"].max()) + 1, layer_width(table), len(table))
+        for train, test in groups.values()
+        for table in (*train.values(), *test.values())
+    }
+    if len(shapes) != 1:
+        raise ValueError(
+            f"the groups' task neurons cover different neurons (layers, width, rows) "
+            f"{sorted(shapes)}; B-T8 compares the neurons of one model"
         )
+    _, width, total = shapes.pop()
+    rows = []
+    for (first, (trained, _)), (second, (_, tested)) in product(groups.items(), repeat=2):
+        for proportion in proportions:
+            x_ids = union_ids(trained, proportion, width)
+            y_ids = union_ids(tested, proportion, width)
+            rows.append(
+                {
+                    "pair": f"{first}-{second}",
+                    "proportion": float(proportion),
+                    "train_neurons": len(x_ids),
+                    "test_neurons": len(y_ids),
+                    "overlap": 100 * overlap_rate(x_ids, y_ids),
+                    "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), total),
+                }
+            )
     return pd.DataFrame(rows)
 
 

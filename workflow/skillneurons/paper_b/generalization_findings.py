@@ -13,9 +13,9 @@ generalization rises with the share (§5.1,     out-of-domain accuracy at the la
 B-F2)                                          minus at the smallest, test tasks' mean;
                                                test samples
 the groups' neurons overlap more than random   overlap rate minus random sets' at the
-sets (A.6, B-T8)                               smallest share; neurons
-the overlap rises with the share (A.6, B-T8)   overlap rate at the largest share below
-                                               100% minus at the smallest; neurons
+sets (A.6, B-T8; every pair of groups)         smallest share; neurons
+the overlap rises with the share (A.6, B-T8;   overlap rate at the largest share below
+every pair of groups)                          100% minus at the smallest; neurons
 a larger share of test-task neurons            out-of-domain accuracy at the largest share
 generalizes better (A.7, B-T9)                 o minus at the smallest, mean over q; test
                                                samples
@@ -37,11 +37,12 @@ collapsed models.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import product
 
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.generalization import random_overlap, union_ids
+from skillneurons.paper_b.generalization import Group, random_overlap, union_ids
 from skillneurons.paper_b.relevance import layer_width
 from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
 
@@ -67,20 +68,39 @@ GENERALIZATION_RISES = Claim(
     "test samples of each task",
     "rises steadily (cls -> cls)",
 )
-OVERLAP_ABOVE_RANDOM = Claim(
-    "the training and test tasks' neurons overlap more than random sets of their sizes",
-    "A.6, B-T8",
-    "overlap rate (Eq. 13) - random sets' overlap rate, at the smallest share",
-    "neurons",
-    "20.8% at 10% (cls-cls)",
-)
-OVERLAP_RISES = Claim(
-    "the overlap of the training and test tasks' neurons rises with the share",
-    "A.6, B-T8",
-    "overlap rate at the largest share below 100% - at the smallest",
-    "neurons",
-    "20.8 -> 96.2% from 10% to 70% (cls-cls)",
-)
+#: B-T8's overlap rates (%) at 10% and 70% for each pair of groups (training-test).
+PAPER_OVERLAP = {
+    "cls-cls": (20.8, 96.2),
+    "cls-gen": (12.9, 83.5),
+    "gen-cls": (11.8, 81.8),
+    "gen-gen": (21.6, 94.3),
+}
+
+
+def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
+    """The two B-T8 claims for one pair of groups (``"cls-gen"``: the classification
+    training tasks and the generation test tasks); the cls-cls claims name no pair."""
+    named = "" if pair == "cls-cls" else f" ({pair})"
+    start, end = PAPER_OVERLAP.get(pair, (None, None))
+    above = Claim(
+        f"the training and test tasks' neurons overlap more than random sets of their "
+        f"sizes{named}",
+        "A.6, B-T8",
+        "overlap rate (Eq. 13) - random sets' overlap rate, at the smallest share",
+        "neurons",
+        f"{start}% at 10% ({pair})" if start is not None else "",
+    )
+    rises = Claim(
+        f"the overlap of the training and test tasks' neurons rises with the share{named}",
+        "A.6, B-T8",
+        "overlap rate at the largest share below 100% - at the smallest",
+        "neurons",
+        f"{start} -> {end}% from 10% to 70% ({pair})" if start is not None else "",
+    )
+    return above, rises
+
+
+OVERLAP_ABOVE_RANDOM, OVERLAP_RISES = overlap_claim_pair("cls-cls")
 CONTROLLED_RISES = Claim(
     "at a fixed trained share, more test-task neurons among them generalize better",
     "A.7, B-T9",
@@ -187,8 +207,11 @@ def overlap_claims(
     test_tables: Mapping[str, pd.DataFrame],
     proportions: Sequence[float],
     settings: BootstrapSettings,
+    pair: str = "cls-cls",
 ) -> list[dict]:
-    """:data:`OVERLAP_ABOVE_RANDOM` and :data:`OVERLAP_RISES` (B-T8), neurons resampled."""
+    """B-T8's two claims (:func:`overlap_claim_pair`; :data:`OVERLAP_ABOVE_RANDOM` and
+    :data:`OVERLAP_RISES` for cls-cls) for one pair of groups, neurons resampled."""
+    above_random, rises_claim = overlap_claim_pair(pair)
     first = next(iter(train_tables.values()))
     width = layer_width(first)
     total = len(first)
@@ -211,18 +234,18 @@ def overlap_claims(
     units = {"neurons": total}
     rows = [
         decide(
-            OVERLAP_ABOVE_RANDOM,
+            above_random,
             lambda i: float(np.subtract(*overlap(shares[0], i["neurons"]))),
             units,
             settings,
         )
     ]
     if len(below) < 2:
-        rows.append(unavailable(OVERLAP_RISES, "fewer than two shares below 100%"))
+        rows.append(unavailable(rises_claim, "fewer than two shares below 100%"))
     else:
         rows.append(
             decide(
-                OVERLAP_RISES,
+                rises_claim,
                 lambda i: overlap(below[-1], i["neurons"])[0] - overlap(below[0], i["neurons"])[0],
                 units,
                 settings,
@@ -254,16 +277,21 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
 
 def generalization_claims(
     results: pd.DataFrame,
-    train_tables: Mapping[str, pd.DataFrame],
-    test_tables: Mapping[str, pd.DataFrame],
+    groups: Mapping[str, Group],
     overlap_proportions: Sequence[float],
     points: pd.DataFrame,
     settings: BootstrapSettings,
 ) -> list[dict]:
     """The rows of the module docstring's table, in its order. ``results`` holds every
     generalization result file (:mod:`skillneurons.paper_b.generalization`), told apart
-    by their ``experiment`` column; ``train_tables`` / ``test_tables`` the groups'
-    task-neuron tables, ``points`` B-T4's (model, test task) points."""
+    by their ``experiment`` column; ``groups`` the groups' training and test tasks'
+    task-neuron tables (``"cls"``, and ``"gen"`` where the model runs the generation
+    tasks: B-T8's claims for every pair), ``points`` B-T4's (model, test task) points."""
+    overlap_rows = [
+        row
+        for (first, (train, _)), (second, (_, test)) in product(groups.items(), repeat=2)
+        for row in overlap_claims(train, test, overlap_proportions, settings, f"{first}-{second}")
+    ]
     group = results[results["experiment"] == "multitask"]
     single = results[results["experiment"] == "single"]
     shares = sorted(group["proportion"].unique())
@@ -278,7 +306,7 @@ def generalization_claims(
             settings,
         ),  # fmt: skip
         share_contrast(GENERALIZATION_RISES, group, "ood", shares[-1], shares[0], settings),
-        *overlap_claims(train_tables, test_tables, overlap_proportions, settings),
+        *overlap_rows,
         controlled_claim(results[results["experiment"] == "controlled"], settings),
         similarity_claim(points, settings),
     ]

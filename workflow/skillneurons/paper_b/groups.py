@@ -2,10 +2,11 @@
 tasks and out-of-domain test tasks) and the continual-learning orders (Table 14).
 
 Paper B trains on AmazonFood, QQP and MNLI and tests out of domain on SST-2, PAWS and
-GPTNLI: one training and one test task per type. Left unset, the groups follow the
-configured tasks the same way: the first task of each type trains, the others test;
-the continual-learning order is a twin of paper B's order 1 when its tasks are
-configured, else the configured tasks in turn.
+GPTNLI: one training and one test task per type; its generation group trains on
+CNN/DailyMail, SciQA and E2E and tests on XSum, TweetQA and CommonGen. Left unset, the
+groups follow the configured tasks the same way: the first task of each type trains,
+the others test; the continual-learning order is a twin of paper B's order 1 when its
+tasks are configured, else the configured tasks in turn.
 """
 
 from __future__ import annotations
@@ -18,16 +19,19 @@ def task_groups(
     task_types: Mapping[str, str],
     train: Sequence[str] | None = None,
     test: Sequence[str] | None = None,
+    section: str = "paper_b.generalization",
+    pool: str = "paper_b.tasks",
 ) -> tuple[list[str], list[str]]:
-    """The training and test groups among ``tasks`` (paper_b.tasks): ``train`` and
-    ``test`` as given (config ``paper_b.generalization``), else the first task of each
-    type and the rest. Raises ``ValueError`` naming a task outside ``tasks`` or one in
-    both groups."""
+    """The training and test groups among ``tasks`` (config ``pool``): ``train`` and
+    ``test`` as given (config ``section``: ``paper_b.generalization`` for the
+    classification group, ``paper_b.generation`` for the generation group), else the
+    first task of each type and the rest. Raises ``ValueError`` naming a task outside
+    ``tasks`` or one in both groups."""
     for key, chosen in (("train_tasks", train), ("test_tasks", test)):
         unknown = sorted(set(chosen or ()) - set(tasks))
         if unknown:
             raise ValueError(
-                f"paper_b.generalization.{key} {unknown} are not among paper_b.tasks "
+                f"{section}.{key} {unknown} are not among {pool} "
                 f"{list(tasks)}; add them there or pick others"
             )
     if train is None:
@@ -40,7 +44,7 @@ def task_groups(
     shared = sorted(set(train) & set(test))
     if shared:
         raise ValueError(
-            f"paper_b.generalization: {shared} are both training and test tasks; a task "
+            f"{section}: {shared} are both training and test tasks; a task "
             "is either in-domain or out-of-domain"
         )
     return list(train), list(test)
