@@ -93,7 +93,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     ),
     PaperOutput(
         "B-T8",
-        "overlap rate of the training and test tasks' neurons vs random sets, per share",
+        "overlap rate of the training and test tasks' neurons vs random sets, per share "
+        "and pair of groups (cls-cls; cls-gen, gen-cls, gen-gen with generation tasks)",
         GENERALIZATION,
         (table_product("overlap_table", "B-T8"),),
         requires=("generalization",),
