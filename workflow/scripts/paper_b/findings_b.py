@@ -9,7 +9,11 @@ from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization_findings import generalization_claims
-from skillneurons.paper_b.relevance import read_task_neurons, relevance_matrix
+from skillneurons.paper_b.relevance import (
+    read_task_neuron_tables,
+    read_task_neurons,
+    relevance_matrix,
+)
 from skillneurons.paper_b.tables import similarity_points
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings
@@ -18,10 +22,6 @@ from skillneurons.reporting.tables import write_frame
 
 def frames(paths) -> pd.DataFrame:
     return pd.concat(map(pd.read_parquet, paths), ignore_index=True)
-
-
-def tables(tasks, paths) -> dict[str, pd.DataFrame]:
-    return {task: read_task_neurons(path)[0] for task, path in zip(tasks, paths, strict=True)}
 
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -37,8 +37,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             results=frames([*inputs.group, *inputs.single, *inputs.controlled]),
             groups={
                 name: (
-                    tables(train, inputs[f"{name}_train"]),
-                    tables(test, inputs[f"{name}_test"]),
+                    read_task_neuron_tables(train, inputs[f"{name}_train"]),
+                    read_task_neuron_tables(test, inputs[f"{name}_test"]),
                 )
                 for name, (train, test) in params.overlap_groups.items()
             },

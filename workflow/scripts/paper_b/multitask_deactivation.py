@@ -11,7 +11,7 @@ from skillneurons.paper_b.classifiers import encode_tasks
 from skillneurons.paper_b.multitask import deactivation_results, train_multitask
 from skillneurons.paper_b.relevance import (
     layer_width,
-    read_task_neurons,
+    read_task_neuron_tables,
     relevance_tables,
     task_neurons,
     write_task_neurons,
@@ -40,10 +40,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     for task, path in zip(params.tasks, output.neurons, strict=True):
         write_task_neurons(path, tables[task], {**identity, "task": task, **params.relevance})
     if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
-        tables = {
-            task: read_task_neurons(path)[0]
-            for task, path in zip(params.tasks, inputs.base_neurons, strict=True)
-        }
+        tables = read_task_neuron_tables(params.tasks, inputs.base_neurons)
     neurons = {task: task_neurons(table, **chosen) for task, table in tables.items()}
     results = deactivation_results(
         heads, encoded, neurons, width=layer_width(tables[params.tasks[0]]),

@@ -5,20 +5,15 @@ appendix A.6)."""
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.generalization import overlap_table
-from skillneurons.paper_b.relevance import read_task_neurons
+from skillneurons.paper_b.relevance import read_task_neuron_tables
 from skillneurons.reporting.tables import write_frame
-
-
-def neuron_tables(tasks, paths):
-    return {t: read_task_neurons(p)[0] for t, p in zip(tasks, paths, strict=True)}
-
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
     groups = {
         name: (
-            neuron_tables(train, inputs[f"{name}_train"]),
-            neuron_tables(test, inputs[f"{name}_test"]),
+            read_task_neuron_tables(train, inputs[f"{name}_train"]),
+            read_task_neuron_tables(test, inputs[f"{name}_test"]),
         )
         for name, (train, test) in params.groups.items()
     }

@@ -9,7 +9,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.generalization import proportion_sweep
-from skillneurons.paper_b.relevance import read_task_neurons
+from skillneurons.paper_b.relevance import read_task_neuron_tables
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -18,10 +18,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     tasks = [*params.train_tasks, *params.test_tasks]
     encoded = encode_tasks(loaded, inputs.splits, tasks, params.instructions, params.max_length)
-    tables = {
-        task: read_task_neurons(path)[0]
-        for task, path in zip(params.train_tasks, inputs.neurons, strict=True)
-    }
+    tables = read_task_neuron_tables(params.train_tasks, inputs.neurons)
     results, metrics = proportion_sweep(
         task_classifiers(loaded, params.label_words), encoded, tables, params.train_tasks,
         params.test_tasks, params.proportions,

@@ -119,6 +119,13 @@ def random_overlap(size_x: int, size_y: int, total: int) -> float:
 Group = tuple[Mapping[str, pd.DataFrame], Mapping[str, pd.DataFrame]]
 
 
+def group_pairs(groups: Mapping[str, Group]):
+    """Every pair of groups ``a-b``, training group first: ``(pair name, the training
+    tasks' tables of a, the test tasks' tables of b)``, in the order of ``groups``."""
+    for (first, (trained, _)), (second, (_, tested)) in product(groups.items(), repeat=2):
+        yield f"{first}-{second}", trained, tested
+
+
 def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> pd.DataFrame:
     """B-T8: for every pair of groups ``a-b`` (the training tasks of group ``a``, the test
     tasks of group ``b``; paper B: cls-cls, cls-gen, gen-cls, gen-gen), per proportion,
@@ -136,13 +143,13 @@ def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> 
         )
     _, width, total = shapes.pop()
     rows = []
-    for (first, (trained, _)), (second, (_, tested)) in product(groups.items(), repeat=2):
+    for pair, trained, tested in group_pairs(groups):
         for proportion in proportions:
             x_ids = union_ids(trained, proportion, width)
             y_ids = union_ids(tested, proportion, width)
             rows.append(
                 {
-                    "pair": f"{first}-{second}",
+                    "pair": pair,
                     "proportion": float(proportion),
                     "train_neurons": len(x_ids),
                     "test_neurons": len(y_ids),

@@ -37,12 +37,11 @@ collapsed models.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import product
 
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.generalization import Group, random_overlap, union_ids
+from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
 from skillneurons.paper_b.relevance import layer_width
 from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
 
@@ -289,8 +288,8 @@ def generalization_claims(
     tasks: B-T8's claims for every pair), ``points`` B-T4's (model, test task) points."""
     overlap_rows = [
         row
-        for (first, (train, _)), (second, (_, test)) in product(groups.items(), repeat=2)
-        for row in overlap_claims(train, test, overlap_proportions, settings, f"{first}-{second}")
+        for pair, train, test in group_pairs(groups)
+        for row in overlap_claims(train, test, overlap_proportions, settings, pair)
     ]
     group = results[results["experiment"] == "multitask"]
     single = results[results["experiment"] == "single"]

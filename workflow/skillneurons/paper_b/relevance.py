@@ -32,7 +32,7 @@ the definition, the samples and the task.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -184,6 +184,11 @@ def write_task_neurons(path: str, table: pd.DataFrame, metadata: Mapping[str, ob
 
 def read_task_neurons(path: str) -> tuple[pd.DataFrame, dict]:
     return pd.read_parquet(path), read_metadata(path)
+
+
+def read_task_neuron_tables(tasks: Sequence[str], paths: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Each task's task-neuron table (:func:`read_task_neurons`), from its file."""
+    return {task: read_task_neurons(path)[0] for task, path in zip(tasks, paths, strict=True)}
 
 
 def relevance_matrix(table: pd.DataFrame) -> np.ndarray:
