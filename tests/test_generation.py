@@ -59,6 +59,13 @@ def test_rouge_l_of_reordered_words_counts_the_common_subsequence():
     assert rouge_l_f1([""], ["anything"]) == pytest.approx([0.0])
 
 
+def test_rouge_l_stems_only_when_asked():
+    # "cats ran" / "cat ran": without stemming only "ran" is common (F = 1/2); Porter
+    # stemming maps "cats" to "cat", so both tokens match (F = 1)
+    assert rouge_l_f1(["cats ran"], ["cat ran"]) == pytest.approx([0.5])
+    assert rouge_l_f1(["cats ran"], ["cat ran"], stemmer=True) == pytest.approx([1.0])
+
+
 def test_rouge_l_needs_one_reference_per_prediction():
     with pytest.raises(ValueError, match="2 predictions but 1 references"):
         rouge_l_f1(["a", "b"], ["a"])

@@ -79,8 +79,6 @@ rule findings_b:
         fraction=PAPER_B_CONFIG["fraction"],
         generalization=(
             {
-                "train_tasks": TRAIN_TASKS,
-                "test_tasks": TEST_TASKS,
                 "overlap_proportions": GENERALIZATION["overlap_proportions"],
                 "definition": GENERALIZATION["similarity"],
             }

@@ -79,6 +79,7 @@ rule generation_training:
         choice=CHOICE,
         random_draws=PAPER_B_CONFIG["random_draws"],
         batch_size=GENERATION["eval_batch_size"],
+        rouge_stemmer=GENERATION["rouge_stemmer"],
         output_only=PAPER_B_CONFIG["parameters"] == "output_only",
         seed=config["seed"],
     script:

@@ -38,7 +38,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         instruction=params.instruction, budget=budget, width=relevance.layer_width(table),
         training=TrainingSettings.from_config(params.training, params.seed),
         random_draws=params.random_draws, seed=params.seed, batch_size=params.batch_size,
-        output_only=params.output_only,
+        output_only=params.output_only, rouge_stemmer=params.rouge_stemmer,
     )  # fmt: skip
     write_frame_parquet(output.results, results, identity)
     write_json(output.metrics, {**identity, **metrics})

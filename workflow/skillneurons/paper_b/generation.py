@@ -55,8 +55,10 @@ def generation_scores(
     max_prompt_tokens: int,
     max_new_tokens: int,
     batch_size: int = 16,
+    stemmer: bool = False,
 ) -> pd.DataFrame:
-    """Greedy continuations of ``prompts`` and their ROUGE-L F1 against ``references``.
+    """Greedy continuations of ``prompts`` and their ROUGE-L F1 against ``references``
+    (:func:`skillneurons.paper_b.rouge.rouge_l_f1`, Porter-stemmed when ``stemmer``).
 
     Returns one row per sample: ``prediction`` (decoded, special tokens dropped,
     stripped) and ``rouge_l`` (float64).
@@ -81,7 +83,10 @@ def generation_scores(
         tokenizer.decode(tokens, skip_special_tokens=True).strip() for tokens in continuations
     ]
     return pd.DataFrame(
-        {"prediction": predictions, "rouge_l": rouge_l_f1(predictions, references)}
+        {
+            "prediction": predictions,
+            "rouge_l": rouge_l_f1(predictions, references, stemmer=stemmer),
+        }
     )
 
 
@@ -126,13 +131,13 @@ def encode_generation(
 
 def mean_rouge_l(
     loaded: LoadedModel, frame: pd.DataFrame, instruction: str, budget: GenerationBudget,
-    batch_size: int,
+    batch_size: int, stemmer: bool = False,
 ) -> tuple[float, np.ndarray]:  # fmt: skip
     """Mean and per-sample ROUGE-L F1 of the greedy continuations of a split frame."""
     scores = generation_scores(
         loaded, generation_prompts(frame["source"].tolist(), instruction),
         frame["target"].tolist(), max_prompt_tokens=budget.max_prompt_tokens,
-        max_new_tokens=budget.max_new_tokens, batch_size=batch_size,
+        max_new_tokens=budget.max_new_tokens, batch_size=batch_size, stemmer=stemmer,
     )["rouge_l"].to_numpy(dtype=np.float64)  # fmt: skip
     return float(scores.mean()), scores
 
@@ -152,6 +157,7 @@ def generation_training_results(
     seed: int,
     batch_size: int,
     output_only: bool = False,
+    rouge_stemmer: bool = False,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2's generation rows for one task (the module docstring): zero-shot, then
@@ -161,14 +167,18 @@ def generation_training_results(
     (:func:`encode_generation`, as its relevance read it), ``frames`` holds its ``dev``
     and ``test`` frames. Returns one row per condition and draw (``condition``, ``source``,
     ``draw``, ``eval_task``, ``rouge_l``: the mean, ``sample_rouge_l``: per test
-    sample) and each training's metrics."""
+    sample; ROUGE-L Porter-stemmed when ``rouge_stemmer``) and each training's metrics."""
     objective = generation_objective(loaded)
 
     def dev_rouge_l(_: torch.nn.Module) -> float:
-        return mean_rouge_l(loaded, frames["dev"], instruction, budget, batch_size)[0]
+        return mean_rouge_l(loaded, frames["dev"], instruction, budget, batch_size, rouge_stemmer)[
+            0
+        ]
 
     def row(condition: str, draw: int) -> dict:
-        mean, scores = mean_rouge_l(loaded, frames["test"], instruction, budget, batch_size)
+        mean, scores = mean_rouge_l(
+            loaded, frames["test"], instruction, budget, batch_size, rouge_stemmer
+        )
         source = "" if condition == "zero_shot" else task
         return {"condition": condition, "source": source, "draw": draw, "eval_task": task,
                 "rouge_l": mean, "sample_rouge_l": scores}  # fmt: skip
