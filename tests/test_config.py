@@ -210,7 +210,7 @@ def test_task_subsets_follow_the_configured_tasks():
 
     types = {"q": "inference", "r": "sentiment", "t": "topic", "s": "sentiment"}
     assert task_subset("random_label_words", "auto", types) == ["r"]
-    assert task_subset("tuning_methods", "auto", types) == ["r", "t"]
+    assert task_subset("tuning_methods", "auto", types) == ["r"]
     assert task_subset("tuning_methods", "auto", {"q": "inference"}) == ["q"]
     assert task_subset("ablation", "auto", types) == ["r", "t"]
     assert task_subset("ablation", [], types) == []  # the default: off
