@@ -14,6 +14,7 @@ from skillneurons.paper_b.findings import (
     comparison_claims,
     curve_claims,
     diagonal_dominance,
+    generation_claims,
     random_vs_task,
 )
 from skillneurons.reporting.curves import TaskCurves
@@ -77,6 +78,41 @@ def test_diagonal_dominance_of_the_drops():
         diagonal_dominance(DEACTIVATION_SPECIFIC, one_task, original, -1.0, SETTINGS)["verdict"]
         == "not measured"
     )
+
+
+def generation_results(reference: str, own: float, cross: float, random: float) -> pd.DataFrame:
+    """Generation results of tasks ``a`` and ``b``, every per-sample ROUGE-L 0.2 in the
+    ``reference`` rows (``zero_shot`` or ``original``); ``own`` with the task's neurons
+    trained or deactivated, ``cross`` on the other task, ``random`` with random neurons
+    (two draws)."""
+    rows = []
+    for task in ("a", "b"):
+        rows.append((reference, "", 0, task, 0.2))
+        rows += [("task", task, 0, task, own), ("task", task, 0, "ab".replace(task, ""), cross)]
+        rows += [("random", task, draw, task, random) for draw in range(2)]
+    frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "rouge_l"])
+    frame["sample_rouge_l"] = [np.full(SAMPLES, value) for value in frame["rouge_l"]]
+    return frame
+
+
+def test_generation_claims_read_per_sample_rouge():
+    # deactivation: own 0.05, random 0.15, cross 0.18 (from 0.2 as trained); training:
+    # own 0.5, random 0.3, cross 0.25 (from 0.2 zero-shot)
+    off = generation_results("original", own=0.05, cross=0.18, random=0.15)
+    trained = generation_results("zero_shot", own=0.5, cross=0.25, random=0.3)
+    rows = generation_claims(off, trained, SETTINGS)
+    assert [row["paper"] for row in rows] == [
+        "§4.1, B-T1 (generation)", "§4.2, B-T2 (generation)", "A.4, B-F5b", "A.4, B-F5d"
+    ]  # fmt: skip
+    # random - own 0.1; task - random 0.2; own drop 0.15 - other drops 0.02; own gain
+    # 0.3 - other gains 0.05
+    expected = [0.1, 0.2, 0.13, 0.25]
+    assert [row["estimate"] for row in rows] == pytest.approx(expected)
+    assert [row["verdict"] for row in rows] == ["holds"] * 4
+    trained = generation_results("zero_shot", own=0.3, cross=0.5, random=0.3)
+    rows = generation_claims(off, trained, SETTINGS)
+    assert rows[1]["estimate"] == pytest.approx(0.0) and rows[1]["verdict"] == "inconclusive"
+    assert rows[3]["estimate"] == pytest.approx(-0.2) and rows[3]["verdict"] == "fails"
 
 
 def test_rank_agreement_claims():

@@ -31,15 +31,26 @@ from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generation import (
     GenerationBudget,
+    GenerationTest,
     encode_generation,
     generation_objective,
     generation_prompts,
     generation_training_results,
+    rouge_l_on,
+)
+from skillneurons.paper_b.generation_deactivation import (
+    generation_deactivation_results,
+    train_generation_multitask,
 )
 from skillneurons.paper_b.instructions import INSTRUCTIONS
 from skillneurons.paper_b.relevance import relevance
 from skillneurons.paper_b.rouge import rouge_l_f1
-from skillneurons.paper_b.tables import generation_training_table
+from skillneurons.paper_b.tables import (
+    deactivation_table,
+    effect_matrix,
+    generation_training_table,
+    reference_scores,
+)
 from tiny_models import FAMILIES, word_tokenizer
 
 # ------------------------------------------------------------------------- ROUGE-L
@@ -360,16 +371,22 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
         learning_rate=0.05, batch_size=2, max_steps=60, eval_every=20, patience=3, seed=0
     )
     train_split = encode_generation(loaded, frames["train"], INSTRUCTION, BUDGET)
+    # B-F5d: the trained model is also scored on another task, with that task's budget
+    # (one new token: "council" of 3 scored words, "what" of 4: F1 0.5 and 0.4)
+    short = GenerationBudget(max_prompt_tokens=32, max_target_tokens=16, max_new_tokens=1)
+    others = {"syn_xsum": GenerationTest(frames["test"], INSTRUCTION, short)}
     results, metrics = generation_training_results(
         loaded, "syn_cnndm", train_split, frames, every, instruction=INSTRUCTION, budget=BUDGET,
         width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
+        other_tests=others,
     )  # fmt: skip
-    assert results["condition"].tolist() == ["zero_shot", "task", "random"]
-    assert results["source"].tolist() == ["", "syn_cnndm", "syn_cnndm"]
-    assert results["eval_task"].unique().tolist() == ["syn_cnndm"]
+    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random"]
+    assert results["source"].tolist() == ["", "syn_cnndm", "syn_cnndm", "syn_cnndm"]
+    assert results["eval_task"].tolist() == ["syn_cnndm", "syn_cnndm", "syn_xsum", "syn_cnndm"]
     zero, trained = results["rouge_l"].iloc[0], results["rouge_l"].iloc[1]
     assert zero < 0.5 and trained == 1.0  # both targets written back exactly
     assert list(results["sample_rouge_l"].iloc[1]) == [1.0, 1.0]
+    assert list(results["sample_rouge_l"].iloc[2]) == pytest.approx([0.5, 0.4])
     task_run = metrics["trainings"][0]
     assert task_run["neurons"] == 2 * width and task_run["dev_rouge_l"] == 1.0
     assert task_run["best_step"] in {point["step"] for point in task_run["dev_curve"]}
@@ -378,11 +395,72 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
         assert torch.equal(value, before[name]), name
 
 
-def test_generation_table_rows_are_rouge_times_100_with_the_gains():
+def test_a_multitask_causal_lm_and_its_deactivated_neurons():
+    loaded = word_level_gpt2()
+    frames = two_examples()
+    tasks = ("syn_cnndm", "syn_xsum")  # both write the two targets back
+    splits = {task: encode_generation(loaded, frames, INSTRUCTION, BUDGET) for task in tasks}
+    tests = {task: GenerationTest(frames, INSTRUCTION, BUDGET) for task in tasks}
+    before = rouge_l_on(loaded, tests["syn_cnndm"], batch_size=2)[0]
+    training = TrainingSettings(
+        learning_rate=0.01, batch_size=2, max_steps=60, eval_every=20, patience=2, seed=0
+    )
+    metrics = train_generation_multitask(
+        loaded, splits, tests, training, batch_size=2, progress=False
+    )
+    assert before < 0.5 and metrics["mean_dev_rouge_l"] == 1.0
+    assert metrics["tasks"] == list(tasks)
+    assert not any(parameter.requires_grad for parameter in loaded.model.parameters())
+    trained = {name: value.clone() for name, value in loaded.model.state_dict().items()}
+    width = ffn_sites(loaded.model)[0].width
+    neurons = {"syn_cnndm": {0: np.arange(width)}, "syn_xsum": {1: np.arange(4)}}
+    results = generation_deactivation_results(
+        loaded, tests, neurons, width=width, random_draws=1, seed=0, batch_size=2
+    )
+    assert results["condition"].tolist() == ["original", "task", "task", "random"] * 2
+    assert results["source"].tolist() == ["", *tasks, "syn_cnndm", "", *tasks, "syn_xsum"]
+    assert results.loc[results["condition"] == "original", "rouge_l"].tolist() == [1.0, 1.0]
+    # By hand: layer 0's neurons all zeroed as activations (the output projection's
+    # input), at every position the greedy decoding reads.
+    site = ffn_sites(loaded.model)[0]
+    handle = site.output_projection.register_forward_pre_hook(lambda _, args: (args[0] * 0,))
+    try:
+        expected = rouge_l_on(loaded, tests["syn_xsum"], batch_size=2)[1]
+    finally:
+        handle.remove()
+    got = results[(results["source"] == "syn_cnndm") & (results["eval_task"] == "syn_xsum")]
+    assert list(got["sample_rouge_l"].iloc[0]) == pytest.approx(list(expected))
+    assert got["rouge_l"].iloc[0] < 1.0  # the layer's neurons matter
+    for name, value in loaded.model.state_dict().items():  # the columns restored
+        assert torch.equal(value, trained[name]), name
+    table = deactivation_table(results, column="rouge_l").set_index("task")
+    assert table.loc["syn_xsum", "original"] == 100.0
+    assert table.loc["syn_xsum", "deactivate_task"] == pytest.approx(
+        100 * results["rouge_l"].iloc[6]
+    )
+
+
+def test_generation_effect_matrix_is_the_rouge_gain_over_zero_shot_in_points():
     results = pd.DataFrame(
-        {"condition": ["zero_shot", "task", "random", "random"], "source": ["", "t", "t", "t"],
-         "draw": [0, 0, 0, 1], "eval_task": ["t"] * 4, "rouge_l": [0.1, 0.5, 0.2, 0.3]}
+        {"condition": ["zero_shot", "zero_shot", "task", "task", "task", "task"],
+         "source": ["", "", "t", "t", "u", "u"], "draw": [0] * 6,
+         "eval_task": ["t", "u", "t", "u", "t", "u"],
+         "rouge_l": [0.1, 0.2, 0.5, 0.25, 0.05, 0.6]}
     )  # fmt: skip
+    zero_shot = reference_scores(results, "zero_shot", "rouge_l")
+    assert zero_shot == {"t": 0.1, "u": 0.2}
+    matrix = effect_matrix(results, zero_shot, column="rouge_l").set_index("neurons_of")
+    np.testing.assert_allclose(matrix.loc[["t", "u"], ["t", "u"]], [[40, 5], [-5, 40]])
+
+
+def test_generation_table_rows_are_rouge_times_100_with_the_gains():
+    # the last row is task u's training scored on t (B-F5d), not a row of t's
+    results = pd.DataFrame(
+        {"condition": ["zero_shot", "task", "random", "random", "task"],
+         "source": ["", "t", "t", "t", "u"], "draw": [0, 0, 0, 1, 0],
+         "eval_task": ["t"] * 5, "rouge_l": [0.1, 0.5, 0.2, 0.3, 0.9]}
+    )  # fmt: skip
+    assert len(generation_training_table(results)) == 1
     row = generation_training_table(results).iloc[0]
     assert (row["zero_shot"], row["train_task"], row["train_random"]) == pytest.approx(
         (10.0, 50.0, 25.0)

@@ -1,6 +1,7 @@
 """Paper B's generation rules on a causal LM (a tiny random GPT-2 saved as a local model
-folder): two synthetic twins' splits, their task neurons, Table B-T2's generation rows
-and B-T8's generation group (one training and one test task)."""
+folder): two synthetic twins' splits, their task neurons, Tables B-T1's and B-T2's
+generation rows, Figure B-F5's generation panels (b, d) and B-T8's generation group
+(one training and one test task)."""
 
 import json
 import re
@@ -30,6 +31,7 @@ CONFIG = {
             "models": [MODEL],
             "sizes": {"train": 16, "dev": 4, "test": 6},
             "training": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
+            "multitask": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
         },
     },
 }
@@ -69,7 +71,9 @@ def generation_run(tmp_path_factory):
     plan = run_snakemake(sandbox, "-n", "paper_b", "--configfile", "gen.yaml")
     run_snakemake(
         sandbox, f"results/{MODEL}/tables/B-T2_generation.csv",
-        f"results/{MODEL}/tables/B-T8.csv", "--configfile", "gen.yaml", "--cores", "2",
+        f"results/{MODEL}/tables/B-T8.csv", f"results/{MODEL}/tables/B-F5d.csv",
+        f"results/{MODEL}/tables/B-T1_generation.csv",
+        "--configfile", "gen.yaml", "--cores", "2",
     )  # fmt: skip
     return sandbox, plan.stdout
 
@@ -80,6 +84,9 @@ def test_the_generation_rules_are_paper_b_targets_of_the_causal_model(generation
         ("generation_split", 2),
         ("generation_training", 2),
         ("generation_training_table", 1),
+        ("figure_generation_specificity", 1),
+        ("generation_deactivation", 1),
+        ("generation_deactivation_table", 1),
     ):
         assert re.search(rf"^{rule}\s+{jobs}$", plan, re.M), rule
 
@@ -96,8 +103,9 @@ def test_the_training_results_and_the_table(generation_run):
     sandbox, _ = generation_run
     folder = sandbox / f"results/{MODEL}/paper_b/generation"
     results = pd.read_parquet(folder / f"training/{TASK}.parquet")
-    assert results["condition"].tolist() == ["zero_shot", "task", "random", "random"]
-    assert results["draw"].tolist() == [0, 0, 0, 1]
+    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random", "random"]
+    assert results["eval_task"].tolist() == [TASK, TASK, TEST_TASK, TASK, TASK]
+    assert results["draw"].tolist() == [0, 0, 0, 0, 1]
     assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
     assert results["rouge_l"].between(0, 1).all()
     for mean, scores in zip(results["rouge_l"], results["sample_rouge_l"], strict=True):
@@ -113,7 +121,47 @@ def test_the_training_results_and_the_table(generation_run):
     row = table.iloc[0]
     assert row["zero_shot"] == pytest.approx(100 * results["rouge_l"].iloc[0])
     assert row["train_task"] == pytest.approx(100 * results["rouge_l"].iloc[1])
-    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[2:].mean())
+    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[3:].mean())
+
+
+def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generation/training"
+    results = pd.concat(pd.read_parquet(folder / f"{t}.parquet") for t in (TASK, TEST_TASK))
+    zero_shot = results[results["condition"] == "zero_shot"].set_index("eval_task")["rouge_l"]
+    trained = results[results["condition"] == "task"]
+    matrix = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d.csv").set_index("neurons_of")
+    assert sorted(matrix.columns) == sorted([TASK, TEST_TASK]) and len(trained) == 4
+    for row in trained.itertuples():
+        expected = 100 * (row.rouge_l - zero_shot[row.eval_task])
+        assert matrix.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
+    assert (sandbox / f"results/{MODEL}/figures/B-F5_generation.png").stat().st_size > 0
+
+
+def test_the_multitask_models_deactivation_rows_table_and_panel(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generation"
+    results = pd.read_parquet(folder / "deactivation.parquet")
+    conditions = ["original", "task", "task", "random", "random"]
+    assert results["condition"].tolist() == conditions * 2  # 2 random draws
+    assert results["eval_task"].tolist() == [TASK] * 5 + [TEST_TASK] * 5
+    assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
+    metrics = json.loads((folder / "multitask.json").read_text())
+    assert metrics["tasks"] == [TASK, TEST_TASK] and metrics["steps"] <= 4
+    for task in (TASK, TEST_TASK):
+        neurons = pd.read_parquet(folder / f"multitask_neurons/{task}.parquet")
+        assert len(neurons) == 2 * 64 and (neurons["relevance"] >= 0).all()
+    table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T1_generation.csv")
+    assert table["task"].tolist() == [TASK, TEST_TASK, "mean"]
+    own = results[(results["condition"] == "task") & (results["source"] == results["eval_task"])]
+    assert table["deactivate_task"].iloc[:2].tolist() == pytest.approx(
+        (100 * own["rouge_l"]).tolist()
+    )
+    drop = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5b.csv").set_index("neurons_of")
+    original = results[results["condition"] == "original"].set_index("eval_task")["rouge_l"]
+    for row in results[results["condition"] == "task"].itertuples():
+        expected = -100 * (row.rouge_l - original[row.eval_task])
+        assert drop.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
 
 
 def test_the_generation_groups_neuron_overlap(generation_run):

@@ -68,3 +68,24 @@ def overlap_neuron_files(wildcards):
         for name, group in overlap_groups(wildcards).items()
         for role, tasks in zip(("train", "test"), group, strict=True)
     }
+
+
+def other_generation_tasks(task):
+    """The generation tasks but ``task``: where its trained neurons are also scored
+    (B-F5d)."""
+    return [other for other in GENERATION_TASKS if other != task]
+
+
+def generation_findings_files(wildcards):
+    """On a model that runs the generation tasks, their B-T1 results
+    (``generation_deactivation``) and every task's B-T2 results
+    (``generation_training``); none on the others."""
+    if not (GENERATION_ON and wildcards.model in GENERATION_MODELS):
+        return {}
+    folder = f"results/{wildcards.model}/paper_b/generation"
+    return {
+        "generation_deactivation": f"{folder}/deactivation.parquet",
+        "generation_training": [
+            f"{folder}/training/{task}.parquet" for task in GENERATION_TASKS
+        ],
+    }

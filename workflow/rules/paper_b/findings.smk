@@ -48,6 +48,7 @@ CONTINUAL_FINDINGS_INPUTS = (
 rule findings_b:
     input:
         unpack(overlap_neuron_files),
+        unpack(generation_findings_files),
         **GENERALIZATION_FINDINGS_INPUTS,
         **CONTINUAL_FINDINGS_INPUTS,
         deactivation=f"{PAPER_B_DIR}/deactivation.parquet",

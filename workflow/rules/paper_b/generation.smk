@@ -1,5 +1,6 @@
-"""Paper B's generation tasks on causal LMs (§4.2, Table 3 group b): their splits, task
-neurons and B-T2's generation rows, for the models of paper_b.generation.models."""
+"""Paper B's generation tasks on causal LMs (§4.1-4.2, Table 3 group b): their splits,
+task neurons, B-T1's and B-T2's generation rows and B-F5's generation panels, for the
+models of paper_b.generation.models."""
 
 from skillneurons.data.generation import generation_spec
 
@@ -17,12 +18,16 @@ GENERATION_TRAIN, GENERATION_TEST = task_groups(
     pool="paper_b.generation.tasks",
 )
 GENERATION_SPLITS = ("train", "dev", "test")
+
+
 GENERATION_DIR = "results/{model}/paper_b/generation"
 
 
 localrules:
     generation_split,
     generation_training_table,
+    generation_deactivation_table,
+    figure_generation_specificity,
 
 
 rule generation_split:
@@ -55,6 +60,10 @@ rule generation_training:
         splits=expand(
             "data/generation/{{task}}/{split}.parquet", split=GENERATION_SPLITS
         ),
+        others=lambda w: [
+            f"data/generation/{task}/test.parquet"
+            for task in other_generation_tasks(w.task)
+        ],
     output:
         results=f"{GENERATION_DIR}/training/{{task}}.parquet",
         metrics=f"{GENERATION_DIR}/training/{{task}}.json",
@@ -74,6 +83,13 @@ rule generation_training:
         model=lambda w: MODELS[w.model],
         instruction=lambda w: generation_instruction(w.task),
         budget=lambda w: generation_budget(w.task),
+        others=lambda w: {
+            task: {
+                "instruction": generation_instruction(task),
+                "budget": generation_budget(task),
+            }
+            for task in other_generation_tasks(w.task)
+        },
         training=GENERATION["training"],
         relevance=RELEVANCE,
         choice=CHOICE,
@@ -108,3 +124,106 @@ rule generation_training_table:
         title="B-T2, generation: ROUGE-L (x100) after training random or only the task's neurons",
     script:
         "../../scripts/paper_b/generation_training_table.py"
+
+
+rule generation_deactivation:
+    input:
+        splits=expand(
+            "data/generation/{task}/{split}.parquet",
+            task=GENERATION_TASKS,
+            split=GENERATION_SPLITS,
+        ),
+        base_neurons=(
+            expand(
+                "results/{{model}}/paper_b/generation/neurons/{task}.parquet",
+                task=GENERATION_TASKS,
+            )
+            if IDENTIFY_ON["deactivation"] == "base"
+            else []
+        ),
+    output:
+        results=f"{GENERATION_DIR}/deactivation.parquet",
+        metrics=f"{GENERATION_DIR}/multitask.json",
+        neurons=expand(
+            "results/{{model}}/paper_b/generation/multitask_neurons/{task}.parquet",
+            task=GENERATION_TASKS,
+        ),
+    log:
+        "logs/{model}/paper_b/generation_deactivation.log",
+    wildcard_constraints:
+        model=names_regex(GENERATION_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=480,
+    params:
+        model=lambda w: MODELS[w.model],
+        splits=GENERATION_SPLITS,
+        scoring={
+            task: {
+                "instruction": generation_instruction(task),
+                "budget": generation_budget(task),
+            }
+            for task in GENERATION_TASKS
+        },
+        training=GENERATION["multitask"],
+        relevance=RELEVANCE,
+        choice=CHOICE,
+        random_draws=PAPER_B_CONFIG["random_draws"],
+        batch_size=GENERATION["eval_batch_size"],
+        rouge_stemmer=GENERATION["rouge_stemmer"],
+        identify_on=IDENTIFY_ON["deactivation"],
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_b/generation_deactivation.py"
+
+
+rule generation_deactivation_table:
+    input:
+        f"{GENERATION_DIR}/deactivation.parquet",
+    output:
+        **paper_outputs(PAPER_B, "generation_deactivation_table"),
+    log:
+        "logs/{model}/tables/B-T1_generation.log",
+    wildcard_constraints:
+        model=names_regex(GENERATION_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        title="B-T1, generation: ROUGE-L (x100) of the multi-task model, random or the "
+        "task's neurons deactivated",
+    script:
+        "../../scripts/paper_b/generation_deactivation_table.py"
+
+
+rule figure_generation_specificity:
+    input:
+        deactivation=f"{GENERATION_DIR}/deactivation.parquet",
+        training=expand(
+            "results/{{model}}/paper_b/generation/training/{task}.parquet",
+            task=GENERATION_TASKS,
+        ),
+    output:
+        **paper_outputs(PAPER_B, "figure_generation_specificity"),
+    log:
+        "logs/{model}/figures/B-F5d.log",
+    wildcard_constraints:
+        model=names_regex(GENERATION_MODELS),
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        task_types={task: generation_spec(task).type for task in GENERATION_TASKS},
+        title="B-F5, generation tasks: how much a task's neurons matter for each task "
+        "(ROUGE-L points)",
+    script:
+        "../../scripts/paper_b/figure_generation_specificity.py"

@@ -5,7 +5,7 @@ and its change over zero-shot when each task's neurons are trained (c)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.tables import effect_matrix, reference_accuracies
+from skillneurons.paper_b.tables import effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
 from skillneurons.reporting.tables import write_frame
 
@@ -13,10 +13,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
     deactivation = pd.read_parquet(inputs.deactivation)
     training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
-    zero_shot = reference_accuracies(pd.read_parquet(inputs.zero_shot), "zero_shot")
+    zero_shot = reference_scores(pd.read_parquet(inputs.zero_shot), "zero_shot")
     matrices = {
         "(a) drop when the row's neurons are deactivated": effect_matrix(
-            deactivation, reference_accuracies(deactivation, "original"), sign=-1.0
+            deactivation, reference_scores(deactivation, "original"), sign=-1.0
         ),
         "(c) gain over zero-shot when the row's neurons are trained": effect_matrix(
             training, zero_shot

@@ -72,6 +72,14 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         },
         fraction=params.fraction,
         settings=settings,
+        generation=(
+            {
+                "deactivation": pd.read_parquet(inputs.generation_deactivation),
+                "training": frames(inputs.generation_training),
+            }
+            if "generation_training" in inputs.keys()
+            else None
+        ),
         more=more,
     )
     write_frame(snakemake.output.csv, snakemake.output.md, table, params.title)

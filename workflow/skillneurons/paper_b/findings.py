@@ -13,6 +13,9 @@ deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own n
                                                off minus the mean drop of the row's and
                                                column's other cells; test samples
 training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
+generation: deactivating and training task    the four claims above on the generation
+neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
+B-F5b, B-F5d)                                  test sample scored by its ROUGE-L F1
 A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and
                                                relevance over all neurons, task mean;
                                                neurons
@@ -73,6 +76,34 @@ TRAINING_SPECIFIC = Claim(
     "test samples of each task",
     "the diagonal dominates, 4 of 12 tasks excepted",
 )
+DEACTIVATION_GENERATION = Claim(
+    "deactivating a generation task's neurons hurts it more than deactivating random neurons",
+    "§4.1, B-T1 (generation)",
+    "ROUGE-L F1 with random k% deactivated - with the task's k% deactivated, task mean",
+    "test samples of each generation task, random draws",
+    "42.3 vs 32.0 (generation mean)",
+)
+DEACTIVATION_SPECIFIC_GENERATION = Claim(
+    "deactivating a generation task's neurons hurts that task most (the diagonal dominates)",
+    "A.4, B-F5b",
+    "own ROUGE-L F1 drop - mean drop of the other cells of its row and column, task mean",
+    "test samples of each generation task",
+    "the diagonal dominates its row and column",
+)
+TRAINING_GENERATION = Claim(
+    "training only a generation task's neurons gains more than training random neurons",
+    "§4.2, B-T2 (generation)",
+    "ROUGE-L F1 after training the task's k% - after training random k%, task mean",
+    "test samples of each generation task, random draws",
+    "gains 17.2 vs 2.7 points",
+)
+GENERATION_SPECIFIC = Claim(
+    "training a generation task's neurons helps that task most (the diagonal dominates)",
+    "A.4, B-F5d",
+    "own ROUGE-L F1 gain over zero-shot - mean gain of the other cells of its row and column",
+    "test samples of each generation task",
+    "the diagonal dominates, E2E and CommonGen excepted",
+)
 RANK_CORRELATION = Claim(
     "paper A's predictivity and paper B's relevance rank neurons alike",
     "new, AB-T1",
@@ -112,20 +143,25 @@ A_OVER_B = Claim(
 )
 
 
-def _cells(results: pd.DataFrame) -> dict[tuple[str, str, str, int], np.ndarray]:
-    """(condition, source, eval_task, draw) -> bool per test sample."""
+def _cells(
+    results: pd.DataFrame, column: str = "correct"
+) -> dict[tuple[str, str, str, int], np.ndarray]:
+    """(condition, source, eval_task, draw) -> per test sample score: ``column`` as
+    floats (``correct``: 1 or 0; ``sample_rouge_l`` for generation tasks)."""
     return {
-        (row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(row.correct, bool)
+        (row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(
+            getattr(row, column), np.float64
+        )
         for row in results.itertuples()
     }
 
 
-def _accuracy(correct: np.ndarray, indices: Mapping[str, np.ndarray], task: str) -> float:
-    return float(correct[indices[f"{task}: test samples"]].mean())
+def _mean_score(scores: np.ndarray, indices: Mapping[str, np.ndarray], task: str) -> float:
+    return float(scores[indices[f"{task}: test samples"]].mean())
 
 
-def _units(results: pd.DataFrame, tasks, draws: bool) -> dict[str, int]:
-    cells = _cells(results)
+def _units(results: pd.DataFrame, tasks, draws: bool, column: str) -> dict[str, int]:
+    cells = _cells(results, column)
     units = {}
     for task in tasks:
         sample = next(v for key, v in cells.items() if key[2] == task)
@@ -138,28 +174,32 @@ def _units(results: pd.DataFrame, tasks, draws: bool) -> dict[str, int]:
 
 
 def random_vs_task(
-    claim: Claim, results: pd.DataFrame, better: str, settings: BootstrapSettings
+    claim: Claim,
+    results: pd.DataFrame,
+    better: str,
+    settings: BootstrapSettings,
+    column: str = "correct",
 ) -> dict:
     """``better`` is ``"random"`` (deactivation: random must score higher) or ``"task"``
-    (training: the task's neurons must)."""
-    cells = _cells(results)
+    (training: the task's neurons must); each test sample scores its ``column``."""
+    cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     draws = int(results.loc[results["condition"] == "random", "draw"].max()) + 1
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         gaps = []
         for task in tasks:
-            own = _accuracy(cells[("task", task, task, 0)], indices, task)
+            own = _mean_score(cells[("task", task, task, 0)], indices, task)
             random = np.mean(
                 [
-                    _accuracy(cells[("random", task, task, int(d % draws))], indices, task)
+                    _mean_score(cells[("random", task, task, int(d % draws))], indices, task)
                     for d in indices["random draws"]
                 ]
             )
             gaps.append(random - own if better == "random" else own - random)
         return float(np.mean(gaps))
 
-    return decide(claim, statistic, _units(results, tasks, draws=True), settings)
+    return decide(claim, statistic, _units(results, tasks, True, column), settings)
 
 
 def diagonal_dominance(
@@ -168,20 +208,21 @@ def diagonal_dominance(
     reference: Mapping[str, np.ndarray],
     sign: float,
     settings: BootstrapSettings,
+    column: str = "correct",
 ) -> dict:
     """Per task ``i``: ``sign * (change_ii - mean of change_ij, change_ji, j != i)``,
-    where ``change_ij`` is task ``j``'s accuracy with task ``i``'s neurons deactivated
-    (or trained) minus ``reference[j]``'s (as trained, or zero-shot); ``sign`` -1 turns
-    accuracy changes into drops."""
-    cells = _cells(results)
+    where ``change_ij`` is task ``j``'s score (mean ``column`` per test sample) with task
+    ``i``'s neurons deactivated (or trained) minus ``reference[j]``'s (as trained, or
+    zero-shot); ``sign`` -1 turns accuracy changes into drops."""
+    cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     if len(tasks) < 2:
         return unavailable(claim, "one task: no off-diagonal cells")
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        base = {task: _accuracy(reference[task], indices, task) for task in tasks}
+        base = {task: _mean_score(reference[task], indices, task) for task in tasks}
         change = {
-            (i, j): sign * (_accuracy(cells[("task", i, j, 0)], indices, j) - base[j])
+            (i, j): sign * (_mean_score(cells[("task", i, j, 0)], indices, j) - base[j])
             for i in tasks
             for j in tasks
         }
@@ -192,7 +233,34 @@ def diagonal_dominance(
             margins.append(change[(i, i)] - np.mean(others))
         return float(np.mean(margins))
 
-    return decide(claim, statistic, _units(results, tasks, draws=False), settings)
+    return decide(claim, statistic, _units(results, tasks, False, column), settings)
+
+
+def _references(results: pd.DataFrame, condition: str) -> dict[str, np.ndarray]:
+    """Per evaluated task, the per-sample ROUGE-L F1 of its ``condition`` row."""
+    return {
+        row.eval_task: np.asarray(row.sample_rouge_l, np.float64)
+        for row in results[results["condition"] == condition].itertuples()
+    }
+
+
+def generation_claims(
+    deactivation: pd.DataFrame, training: pd.DataFrame, settings: BootstrapSettings
+) -> list[dict]:
+    """B-T1's, B-T2's, B-F5b's and B-F5d's claims on the generation tasks: their
+    ``deactivation`` results (the multi-task model's original, task and random rows)
+    and ``training`` results (every task's zero-shot, task and random rows), each test
+    sample scored by its ROUGE-L F1."""
+    column = "sample_rouge_l"
+    original, untrained = _references(deactivation, "original"), _references(training, "zero_shot")
+    return [
+        random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings, column),
+        random_vs_task(TRAINING_GENERATION, training, "task", settings, column),
+        diagonal_dominance(
+            DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings, column
+        ),
+        diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings, column),
+    ]
 
 
 def _spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
@@ -274,6 +342,7 @@ def findings_table(
     curves: Mapping[str, TaskCurves],
     fraction: float,
     settings: BootstrapSettings,
+    generation: Mapping[str, pd.DataFrame] | None = None,
     more: Sequence[dict] = (),
 ) -> pd.DataFrame:
     """Paper B's part-1 claims and the AB claims (the module docstring), one row each,
@@ -282,7 +351,8 @@ def findings_table(
     ``deactivation`` holds B-T1's results (with ``original`` rows), ``training`` every
     task's B-T2 results, ``zero_shot`` the untrained model's; ``scores``,
     ``relevances`` and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
-    model."""
+    model; ``generation`` (where the model runs the generation tasks) the generation
+    tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`)."""
     original = {
         row.eval_task: np.asarray(row.correct, bool)
         for row in deactivation[deactivation["condition"] == "original"].itertuples()
@@ -293,6 +363,7 @@ def findings_table(
         random_vs_task(TRAINING, training, "task", settings),
         diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
+        *([] if generation is None else generation_claims(**generation, settings=settings)),
         *comparison_claims(scores, relevances, fraction, settings),
         *curve_claims(curves, settings),
         *more,

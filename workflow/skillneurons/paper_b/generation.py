@@ -12,6 +12,10 @@ model's zero-shot ROUGE-L, then only the task's top-k% neurons trained on the ta
 (``task``), then the same count of layer-matched random neurons (``random``, seeded
 draws); the neurons are found by relevance on the base model, the sample's loss being
 its target's negative log-likelihood (:class:`~skillneurons.models.generation.CausalLMObjective`).
+The model with the task's neurons trained is also scored on the other generation tasks'
+test splits (each with its own instruction and budgets): against their zero-shot scores,
+the generation panel of Figure 5 (B-F5d, appendix A.4). Random trainings are scored on
+their own task only, as for classification.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import torch
 
 from skillneurons.models.generation import (
     CausalLMObjective,
@@ -41,7 +44,7 @@ def generation_prompts(sources: Sequence[str], instruction: str) -> list[str]:
     return [f"{instruction}\n{source}\nAnswer:" for source in sources]
 
 
-def _pad_id(loaded: LoadedModel) -> int:
+def generation_pad_id(loaded: LoadedModel) -> int:
     """The tokenizer's padding id; causal LMs without one pad with end-of-text."""
     pad = loaded.tokenizer.pad_token_id
     return loaded.tokenizer.eos_token_id if pad is None else pad
@@ -75,7 +78,7 @@ def generation_scores(
         loaded.model,
         ids,
         max_new_tokens=max_new_tokens,
-        pad_id=_pad_id(loaded),
+        pad_id=generation_pad_id(loaded),
         eos_id=tokenizer.eos_token_id,
         batch_size=batch_size,
     )
@@ -100,6 +103,16 @@ class GenerationBudget:
     max_new_tokens: int
 
 
+@dataclass(frozen=True)
+class GenerationTest:
+    """A generation task's test split as it is scored: the split frame (``source``,
+    ``target``), the task's instruction and its token budgets."""
+
+    frame: pd.DataFrame
+    instruction: str
+    budget: GenerationBudget
+
+
 def generation_objective(loaded: LoadedModel) -> CausalLMObjective:
     """The causal LM of ``loaded`` as the training loop's and relevance's classifier,
     its own parameters frozen (only neuron deltas attached to it train; relevance
@@ -111,7 +124,7 @@ def generation_objective(loaded: LoadedModel) -> CausalLMObjective:
         )
     for parameter in loaded.model.parameters():
         parameter.requires_grad_(False)
-    return CausalLMObjective(loaded.model, _pad_id(loaded))
+    return CausalLMObjective(loaded.model, generation_pad_id(loaded))
 
 
 def encode_generation(
@@ -129,15 +142,17 @@ def encode_generation(
     )
 
 
-def mean_rouge_l(
-    loaded: LoadedModel, frame: pd.DataFrame, instruction: str, budget: GenerationBudget,
-    batch_size: int, stemmer: bool = False,
-) -> tuple[float, np.ndarray]:  # fmt: skip
-    """Mean and per-sample ROUGE-L F1 of the greedy continuations of a split frame."""
+def rouge_l_on(
+    loaded: LoadedModel, test: GenerationTest, batch_size: int, rouge_stemmer: bool = False
+) -> tuple[float, np.ndarray]:
+    """Mean and per-sample ROUGE-L F1 of the greedy continuations of a
+    :class:`GenerationTest`'s frame, with its instruction and budgets (Porter-stemmed
+    when ``rouge_stemmer``)."""
     scores = generation_scores(
-        loaded, generation_prompts(frame["source"].tolist(), instruction),
-        frame["target"].tolist(), max_prompt_tokens=budget.max_prompt_tokens,
-        max_new_tokens=budget.max_new_tokens, batch_size=batch_size, stemmer=stemmer,
+        loaded, generation_prompts(test.frame["source"].tolist(), test.instruction),
+        test.frame["target"].tolist(), max_prompt_tokens=test.budget.max_prompt_tokens,
+        max_new_tokens=test.budget.max_new_tokens, batch_size=batch_size,
+        stemmer=rouge_stemmer,
     )["rouge_l"].to_numpy(dtype=np.float64)  # fmt: skip
     return float(scores.mean()), scores
 
@@ -158,39 +173,38 @@ def generation_training_results(
     batch_size: int,
     output_only: bool = False,
     rouge_stemmer: bool = False,
+    other_tests: Mapping[str, GenerationTest] | None = None,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2's generation rows for one task (the module docstring): zero-shot, then
     ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
     ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
-    scored on the test split. ``train_split`` is the task's encoded training split
-    (:func:`encode_generation`, as its relevance read it), ``frames`` holds its ``dev``
-    and ``test`` frames. Returns one row per condition and draw (``condition``, ``source``,
-    ``draw``, ``eval_task``, ``rouge_l``: the mean, ``sample_rouge_l``: per test
-    sample; ROUGE-L Porter-stemmed when ``rouge_stemmer``) and each training's metrics."""
+    scored on the test split; the task's own training is also scored on ``other_tests``
+    (task -> :class:`GenerationTest`: B-F5d). ``train_split`` is the task's encoded
+    training split (:func:`encode_generation`, as its relevance read it), ``frames``
+    holds its ``dev`` and ``test`` frames. Returns one row per condition, draw and
+    evaluated task (``condition``, ``source``, ``draw``, ``eval_task``, ``rouge_l``: the
+    mean, ``sample_rouge_l``: per test sample; ROUGE-L Porter-stemmed when
+    ``rouge_stemmer``), the task's own rows first, and each training's metrics."""
     objective = generation_objective(loaded)
+    tests = {task: GenerationTest(frames["test"], instruction, budget), **(other_tests or {})}
+    dev = GenerationTest(frames["dev"], instruction, budget)
 
-    def dev_rouge_l(_: torch.nn.Module) -> float:
-        return mean_rouge_l(loaded, frames["dev"], instruction, budget, batch_size, rouge_stemmer)[
-            0
-        ]
-
-    def row(condition: str, draw: int) -> dict:
-        mean, scores = mean_rouge_l(
-            loaded, frames["test"], instruction, budget, batch_size, rouge_stemmer
-        )
+    def row(condition: str, draw: int, eval_task: str) -> dict:
+        mean, scores = rouge_l_on(loaded, tests[eval_task], batch_size, rouge_stemmer)
         source = "" if condition == "zero_shot" else task
-        return {"condition": condition, "source": source, "draw": draw, "eval_task": task,
-                "rouge_l": mean, "sample_rouge_l": scores}  # fmt: skip
+        return {"condition": condition, "source": source, "draw": draw,
+                "eval_task": eval_task, "rouge_l": mean, "sample_rouge_l": scores}  # fmt: skip
 
-    rows, metrics = [row("zero_shot", 0)], []
+    rows, metrics = [row("zero_shot", 0, task)], []
     for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
         objective.deltas = NeuronDeltas(loaded.model, chosen, output_only)
         result = train(
             objective, train_split, None, training, objective.pad_id, progress=progress,
-            evaluate=dev_rouge_l,
+            evaluate=lambda _: rouge_l_on(loaded, dev, batch_size, rouge_stemmer)[0],
         )  # fmt: skip
-        rows.append(row(condition, draw))
+        evaluated = list(tests) if condition == "task" else [task]
+        rows.extend(row(condition, draw, eval_task) for eval_task in evaluated)
         metrics.append(
             {
                 "condition": condition,

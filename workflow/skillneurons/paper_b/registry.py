@@ -30,6 +30,14 @@ PAPER_B: tuple[PaperOutput, ...] = (
         (table_product("deactivation_table", "B-T1"),),
     ),
     PaperOutput(
+        "B-T1 (generation)",
+        "generation tasks on a causal LM fine-tuned on their mixture: original, random k% "
+        "deactivated, the task's k% deactivated, ROUGE-L",
+        DEACTIVATION,
+        (table_product("generation_deactivation_table", "B-T1_generation"),),
+        requires=("generation",),
+    ),
+    PaperOutput(
         "B-T2, B-T7",
         "zero-shot vs training random k% vs training the task's k% neurons",
         TRAINING,
@@ -61,6 +69,27 @@ PAPER_B: tuple[PaperOutput, ...] = (
                 {"png": "B-F5"},
             ),
         ),
+    ),
+    PaperOutput(
+        "B-F5 (generation)",
+        "generation tasks on a causal LM: task x task ROUGE-L effect of deactivating (b) "
+        "and of training (d) a task's neurons",
+        TRAINING,
+        (
+            Product(
+                "figure_generation_specificity",
+                {
+                    "deactivation_csv": "tables/B-F5b.csv",
+                    "deactivation_md": "tables/B-F5b.md",
+                    "training_csv": "tables/B-F5d.csv",
+                    "training_md": "tables/B-F5d.md",
+                    "png": "figures/B-F5_generation.png",
+                    "pdf": "figures/B-F5_generation.pdf",
+                },
+                {"png": "B-F5_generation"},
+            ),
+        ),
+        requires=("generation",),
     ),
     PaperOutput(
         "AB-T1",

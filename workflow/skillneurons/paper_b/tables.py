@@ -1,5 +1,6 @@
-"""Paper B's tables from the experiments' results (B-T1, B-T2, the B-F5 matrices, AB-T1,
-B-F2/B-F6, B-T9, B-F3/B-T4, and B-T5/B-F4 with CL and FG, Eqs. 4-5).
+"""Paper B's tables from the experiments' results (B-T1, B-T2, the B-F5 matrices with the
+generation panel B-F5d, AB-T1, B-F2/B-F6, B-T9, B-F3/B-T4, and B-T5/B-F4 with CL and FG,
+Eqs. 4-5).
 
 Results frames are :data:`skillneurons.paper_b.evaluation.COLUMNS`; accuracies are
 shown in percent. Random rows are summarised over their draws (mean and sample std).
@@ -15,13 +16,17 @@ import pandas as pd
 from skillneurons.reporting.stats import accuracy_summary, curve_area
 
 
-def _accuracy(results: pd.DataFrame, condition: str, source: str, eval_task: str) -> list[float]:
+def _scores(
+    results: pd.DataFrame, condition: str, source: str, eval_task: str, column: str = "accuracy"
+) -> list[float]:
+    """The ``column`` values (accuracy; ``rouge_l`` for generation) of the rows of one
+    condition, source and evaluated task, in draw order."""
     chosen = results[
         (results["condition"] == condition)
         & (results["source"] == source)
         & (results["eval_task"] == eval_task)
     ]
-    return chosen["accuracy"].tolist()
+    return chosen[column].tolist()
 
 
 def _random_summary(values: list[float]) -> tuple[float, float]:
@@ -30,20 +35,21 @@ def _random_summary(values: list[float]) -> tuple[float, float]:
     return 100 * mean, 100 * std
 
 
-def deactivation_table(results: pd.DataFrame) -> pd.DataFrame:
-    """B-T1 (B-T6): per task, the multi-task model's test accuracy (%) as trained, with
-    random neurons deactivated (mean and std over draws) and with the task's neurons."""
+def deactivation_table(results: pd.DataFrame, column: str = "accuracy") -> pd.DataFrame:
+    """B-T1 (B-T6): per task, the multi-task model's test score x 100 (``column``:
+    accuracy; ``rouge_l`` for the generation rows) as trained, with random neurons
+    deactivated (mean and std over draws) and with the task's neurons."""
     rows = []
     for task in dict.fromkeys(results["eval_task"]):
-        random = _accuracy(results, "random", task, task)
+        random = _scores(results, "random", task, task, column)
         mean, std = _random_summary(random)
         rows.append(
             {
                 "task": task,
-                "original": 100 * _accuracy(results, "original", "", task)[0],
+                "original": 100 * _scores(results, "original", "", task, column)[0],
                 "deactivate_random": mean,
                 "deactivate_random_std": std,
-                "deactivate_task": 100 * _accuracy(results, "task", task, task)[0],
+                "deactivate_task": 100 * _scores(results, "task", task, task, column)[0],
                 "random_draws": len(random),
             }
         )
@@ -56,10 +62,10 @@ def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFra
     over zero-shot in points."""
     rows = []
     for task in dict.fromkeys(results["source"]):
-        base = 100 * _accuracy(zero_shot, "zero_shot", "", task)[0]
-        random = _accuracy(results, "random", task, task)
+        base = 100 * _scores(zero_shot, "zero_shot", "", task)[0]
+        random = _scores(results, "random", task, task)
         mean, std = _random_summary(random)
-        own = 100 * _accuracy(results, "task", task, task)[0]
+        own = 100 * _scores(results, "task", task, task)[0]
         rows.append(
             {
                 "task": task,
@@ -80,14 +86,11 @@ def generation_training_table(results: pd.DataFrame) -> pd.DataFrame:
     training random neurons (mean and std over draws) and after training the task's
     neurons, with both gains over zero-shot in points."""
 
-    def scores(condition: str, task: str) -> list[float]:
-        chosen = (results["condition"] == condition) & (results["eval_task"] == task)
-        return results.loc[chosen, "rouge_l"].tolist()
-
     rows = []
-    for task in dict.fromkeys(results["eval_task"]):
-        base, own = 100 * scores("zero_shot", task)[0], 100 * scores("task", task)[0]
-        random = scores("random", task)
+    for task in dict.fromkeys(results.loc[results["condition"] == "zero_shot", "eval_task"]):
+        base = 100 * _scores(results, "zero_shot", "", task, "rouge_l")[0]
+        own = 100 * _scores(results, "task", task, task, "rouge_l")[0]
+        random = _scores(results, "random", task, task, "rouge_l")
         mean, std = _random_summary(random)
         rows.append(
             {"task": task, "zero_shot": base, "train_random": mean, "train_random_std": std,
@@ -98,25 +101,32 @@ def generation_training_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def effect_matrix(
-    results: pd.DataFrame, reference: Mapping[str, float], sign: float = 1.0
+    results: pd.DataFrame,
+    reference: Mapping[str, float],
+    sign: float = 1.0,
+    column: str = "accuracy",
 ) -> pd.DataFrame:
     """B-F5: rows the task whose neurons were deactivated (or trained), columns the
-    evaluated task; cell ``sign * (accuracy - reference[eval task])`` in points
-    (deactivation: ``sign = -1`` and the trained model's accuracy, the drop; training:
-    the gain over zero-shot)."""
+    evaluated task; cell ``sign * (score - reference[eval task])`` in points, the score
+    being ``column`` (accuracy; ``rouge_l`` for the generation panel d) (deactivation:
+    ``sign = -1`` and the trained model's accuracy, the drop; training: the gain over
+    zero-shot)."""
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     matrix = pd.DataFrame(index=pd.Index(tasks, name="neurons_of"), columns=tasks, dtype=float)
     for source in tasks:
         for task in tasks:
-            value = _accuracy(results, "task", source, task)[0]
+            value = _scores(results, "task", source, task, column)[0]
             matrix.loc[source, task] = 100 * sign * (value - reference[task])
     return matrix.reset_index()
 
 
-def reference_accuracies(results: pd.DataFrame, condition: str) -> dict[str, float]:
-    """Per evaluated task, the accuracy of the ``condition`` rows (original, zero_shot)."""
+def reference_scores(
+    results: pd.DataFrame, condition: str, column: str = "accuracy"
+) -> dict[str, float]:
+    """Per evaluated task, the ``column`` score (accuracy, or ``rouge_l``) of the
+    ``condition`` rows (original, zero_shot)."""
     chosen = results[results["condition"] == condition]
-    return dict(zip(chosen["eval_task"], chosen["accuracy"], strict=True))
+    return dict(zip(chosen["eval_task"], chosen[column], strict=True))
 
 
 def comparison_table(
@@ -177,7 +187,7 @@ def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataF
     in-domain and out-of-domain accuracy (%), every evaluated task's, and how many
     tasks the model predicted one class for; a first row per trained task at
     proportion 0 is the untrained (zero-shot) model."""
-    base = reference_accuracies(zero_shot, "zero_shot")
+    base = reference_scores(zero_shot, "zero_shot")
     tasks = list(dict.fromkeys(results["eval_task"]))
     rows = []
     for trained, group in results.groupby("trained", sort=False):

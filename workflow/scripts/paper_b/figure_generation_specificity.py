@@ -1,0 +1,31 @@
+"""Rule figure_generation_specificity: Figure B-F5's generation panels (paper B,
+appendix A.4, Figure 5 b and d): the drop of every generation task's ROUGE-L when each
+task's neurons are deactivated in the multi-task causal LM (b), and its change over
+zero-shot when each task's neurons are trained (d)."""
+
+import pandas as pd
+
+from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.tables import effect_matrix, reference_scores
+from skillneurons.reporting.figures import effect_heatmaps, save_figure
+from skillneurons.reporting.tables import write_frame
+
+with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
+    inputs, output, params = snakemake.input, snakemake.output, snakemake.params
+    deactivation = pd.read_parquet(inputs.deactivation)
+    training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    original = reference_scores(deactivation, "original", "rouge_l")
+    zero_shot = reference_scores(training, "zero_shot", "rouge_l")
+    matrices = {
+        "(b) ROUGE-L drop when the row's neurons are deactivated": effect_matrix(
+            deactivation, original, sign=-1.0, column="rouge_l"
+        ),
+        "(d) ROUGE-L gain over zero-shot when the row's neurons are trained": effect_matrix(
+            training, zero_shot, column="rouge_l"
+        ),
+    }
+    (b_title, drop), (d_title, gain) = matrices.items()
+    write_frame(output.deactivation_csv, output.deactivation_md, drop, f"B-F5b: {b_title}", ".1f")
+    write_frame(output.training_csv, output.training_md, gain, f"B-F5d: {d_title}", ".1f")
+    figure = effect_heatmaps(matrices, params.task_types, params.title)
+    save_figure(figure, output.png, output.pdf)
