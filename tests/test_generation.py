@@ -11,6 +11,7 @@ from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 from skillneurons.data.generation import (
     PAPER_GENERATION_TASKS,
     SYNTHETIC_GENERATION_TASKS,
+    cap_splits,
     generation_spec,
     generation_splits,
     load_generation_source,
@@ -156,6 +157,22 @@ def test_paper_tasks_load_from_local_copies(tmp_path, name):
         assert frame["source"].iloc[0] == "dog, ball"
         parts = generation_splits(frame, dev_fraction=0.34, seed=0)
         assert [len(parts[s]) for s in ("train", "dev", "test")] == [2, 1, 3]
+
+
+def test_caps_keep_a_seeded_subset_in_split_order():
+    splits = {
+        "train": pd.DataFrame(
+            {"source": [f"s{i}" for i in range(10)], "target": list("abcdefghij")}
+        ),
+        "dev": pd.DataFrame({"source": ["d0", "d1"], "target": ["x", "y"]}),
+    }
+    capped = cap_splits(splits, {"train": 3, "dev": 5}, seed=0)
+    assert len(capped["train"]) == 3 and capped["dev"].equals(splits["dev"])  # 2 <= 5
+    kept = [int(source[1:]) for source in capped["train"]["source"]]
+    assert kept == sorted(kept) and capped["train"].index.tolist() == [0, 1, 2]
+    assert cap_splits(splits, {"train": 3}, seed=0)["train"].equals(capped["train"])
+    assert not cap_splits(splits, {"train": 3}, seed=1)["train"].equals(capped["train"])
+    assert cap_splits(splits, {"train": None}, seed=0)["train"].equals(splits["train"])
 
 
 def test_a_local_copy_without_the_target_column_names_it(tmp_path):

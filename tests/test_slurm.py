@@ -35,7 +35,7 @@ LAUNCH_CALL = "relaunch_if_parallel(snakemake.resources, snakemake.threads, snak
 # The rules that fully fine-tune the model (paper B): sharded with FSDP for 7B models.
 FULL_FINE_TUNING = {
     "multitask_deactivation", "similarity_model", "continual_training", "per_task_training",
-    "proportion_training",
+    "proportion_training", "generation_deactivation",
 }  # fmt: skip
 # Outputs that must be equal between a SLURM and a local run (every output of the
 # stage run here: none of them is a time measurement).
@@ -207,6 +207,14 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
     per_task = [job for job in jobs if job.rule == "per_task_training"]
     assert {dict(job.wildcards)["task"] for job in per_task} >= set(benchmarks)
     for job in continual + per_task:
+        assert "gpu=4" in job.resources and "fsdp=1" in job.resources, job
+    # Table 3's generation group on both models: each task's B-T2 job on one GPU, the
+    # generation tasks' multi-task model (B-T1) sharded
+    generation = [job for job in jobs if job.rule == "generation_training"]
+    assert len(generation) == 2 * len(llm["paper_b"]["generation"]["tasks"]) == 12
+    sharded = [job for job in jobs if job.rule == "generation_deactivation"]
+    assert {dict(job.wildcards)["model"] for job in sharded} == {"llama-2-7b", "bloom-7b1"}
+    for job in sharded:
         assert "gpu=4" in job.resources and "fsdp=1" in job.resources, job
 
 

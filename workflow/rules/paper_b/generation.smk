@@ -45,6 +45,7 @@ rule generation_split:
         runtime=30,
     params:
         sizes=GENERATION["sizes"],
+        max_samples=GENERATION["max_samples"],
         dev_fraction=config["data"]["dev_fraction"],
         revision=lambda w: config["data"]["revisions"].get(w.task, "main"),
         cache_dir=config["data"]["cache_dir"],
@@ -128,6 +129,7 @@ rule generation_training_table:
 
 rule generation_deactivation:
     input:
+        model=model_files,
         splits=expand(
             "data/generation/{task}/{split}.parquet",
             task=GENERATION_TASKS,

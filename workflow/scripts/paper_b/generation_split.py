@@ -1,7 +1,13 @@
 """Rule generation_split: a generation task's train, dev and test frames (``source``,
-``target``) from its synthetic twin, the Hub or a local copy (paper B, Table 3)."""
+``target``) from its synthetic twin, the Hub or a local copy (paper B, Table 3), a
+downloaded one cut to paper_b.generation.max_samples."""
 
-from skillneurons.data.generation import generation_spec, generation_splits, load_generation_source
+from skillneurons.data.generation import (
+    cap_splits,
+    generation_spec,
+    generation_splits,
+    load_generation_source,
+)
 from skillneurons.infra.io import write_frame_parquet
 from skillneurons.infra.runlog import job_log
 
@@ -13,6 +19,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         cache_dir=params.cache_dir, local_copy=params.local_copy,
     )  # fmt: skip
     splits = generation_splits(frame, dev_fraction=params.dev_fraction, seed=params.seed)
+    if spec.source != "synthetic":  # twins have their sizes
+        splits = cap_splits(splits, params.max_samples, params.seed)
     metadata = {"task": spec.name, "type": spec.type, "source": spec.source}
     for path, name in zip(snakemake.output, ("train", "dev", "test"), strict=True):
         write_frame_parquet(path, splits[name], {**metadata, "split": name})

@@ -248,3 +248,21 @@ def generation_splits(
         if part.empty:
             raise DataSourceError(f"generation split {name!r} is empty ({len(frame)} rows)")
     return {name: part[["source", "target"]].reset_index(drop=True) for name, part in splits.items()}
+
+
+def cap_splits(
+    splits: Mapping[str, pd.DataFrame], caps: Mapping[str, int | None], seed: int
+) -> dict[str, pd.DataFrame]:
+    """At most ``caps[split]`` rows of each split (a seeded subset in the split's own
+    order; a missing or null cap keeps every row): how a downloaded dataset of hundreds
+    of thousands of pairs is cut to what greedy decoding can score."""
+    capped = {}
+    for index, (name, frame) in enumerate(splits.items()):
+        cap = caps.get(name)
+        if cap is None or len(frame) <= cap:
+            capped[name] = frame
+            continue
+        rng = np.random.default_rng(seed + index)
+        keep = np.sort(rng.choice(len(frame), size=int(cap), replace=False))
+        capped[name] = frame.iloc[keep].reset_index(drop=True)
+    return capped
