@@ -92,6 +92,7 @@ with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
             "script": rule.ruleinfo.script
             and str(Path(str(rule.snakefile)).resolve().parent / rule.ruleinfo.script),
             "local": rule.name in workflow._localrules,
+            "inputs": sorted(rule.input._names),
         }
         for rule in workflow.rules
     }))
@@ -116,6 +117,13 @@ def rules(tmp_path_factory) -> dict[str, dict]:
 
 def requests_gpu(script: str | None) -> bool:
     return script is not None and GPU_REQUEST in Path(script).read_text()
+
+
+def test_every_rule_that_loads_a_model_waits_for_its_files(rules):
+    # model_files: a GGUF model (SmolLM2) is converted by rule prepare_model first
+    for name, rule in rules.items():
+        if requests_gpu(rule["script"]):
+            assert "model" in rule["inputs"], f"rule {name} loads a model without input model"
 
 
 def test_every_rule_declares_threads_and_resources(rules):
