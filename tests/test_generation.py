@@ -32,7 +32,7 @@ from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generation import (
     GenerationBudget,
-    GenerationTest,
+    ScoredSplit,
     encode_generation,
     generation_objective,
     generation_prompts,
@@ -391,7 +391,7 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
     # B-F5d: the trained model is also scored on another task, with that task's budget
     # (one new token: "council" of 3 scored words, "what" of 4: F1 0.5 and 0.4)
     short = GenerationBudget(max_prompt_tokens=32, max_target_tokens=16, max_new_tokens=1)
-    others = {"syn_xsum": GenerationTest(frames["test"], INSTRUCTION, short)}
+    others = {"syn_xsum": ScoredSplit(frames["test"], INSTRUCTION, short)}
     results, metrics = generation_training_results(
         loaded, "syn_cnndm", train_split, frames, every, instruction=INSTRUCTION, budget=BUDGET,
         width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
@@ -417,7 +417,7 @@ def test_a_multitask_causal_lm_and_its_deactivated_neurons():
     frames = two_examples()
     tasks = ("syn_cnndm", "syn_xsum")  # both write the two targets back
     splits = {task: encode_generation(loaded, frames, INSTRUCTION, BUDGET) for task in tasks}
-    tests = {task: GenerationTest(frames, INSTRUCTION, BUDGET) for task in tasks}
+    tests = {task: ScoredSplit(frames, INSTRUCTION, BUDGET) for task in tasks}
     before = rouge_l_on(loaded, tests["syn_cnndm"], batch_size=2)[0]
     training = TrainingSettings(
         learning_rate=0.01, batch_size=2, max_steps=60, eval_every=20, patience=2, seed=0

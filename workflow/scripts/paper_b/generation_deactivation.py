@@ -12,7 +12,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generation import (
     GenerationBudget,
-    GenerationTest,
+    ScoredSplit,
     encode_generation,
     generation_objective,
 )
@@ -39,8 +39,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     tests, devs, trains = {}, {}, {}
     for task, scoring in params.scoring.items():
         budget = GenerationBudget(**scoring["budget"])
-        tests[task] = GenerationTest(frames[task]["test"], scoring["instruction"], budget)
-        devs[task] = GenerationTest(frames[task]["dev"], scoring["instruction"], budget)
+        tests[task] = ScoredSplit(frames[task]["test"], scoring["instruction"], budget)
+        devs[task] = ScoredSplit(frames[task]["dev"], scoring["instruction"], budget)
         trains[task] = encode_generation(
             loaded, frames[task]["train"], scoring["instruction"], budget
         )

@@ -13,7 +13,7 @@ from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b import relevance
 from skillneurons.paper_b.generation import (
     GenerationBudget,
-    GenerationTest,
+    ScoredSplit,
     encode_generation,
     generation_objective,
     generation_training_results,
@@ -27,7 +27,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     frames = dict(zip(("train", "dev", "test"), map(pd.read_parquet, inputs.splits), strict=True))
     budget = GenerationBudget(**params.budget)
     other_tests = {
-        other: GenerationTest(
+        other: ScoredSplit(
             pd.read_parquet(path), scoring["instruction"], GenerationBudget(**scoring["budget"])
         )
         for (other, scoring), path in zip(params.others.items(), inputs.others, strict=True)

@@ -13,7 +13,7 @@ deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own n
                                                off minus the mean drop of the row's and
                                                column's other cells; test samples
 training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
-generation: deactivating and training task    the four claims above on the generation
+generation: deactivating and training task     the four claims above on the generation
 neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
 B-F5b, B-F5d)                                  test sample scored by its ROUGE-L F1
 A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and

@@ -104,9 +104,9 @@ class GenerationBudget:
 
 
 @dataclass(frozen=True)
-class GenerationTest:
-    """A generation task's test split as it is scored: the split frame (``source``,
-    ``target``), the task's instruction and its token budgets."""
+class ScoredSplit:
+    """A generation task's dev or test split as it is scored: the split frame
+    (``source``, ``target``), the task's instruction and its token budgets."""
 
     frame: pd.DataFrame
     instruction: str
@@ -143,10 +143,10 @@ def encode_generation(
 
 
 def rouge_l_on(
-    loaded: LoadedModel, test: GenerationTest, batch_size: int, rouge_stemmer: bool = False
+    loaded: LoadedModel, test: ScoredSplit, batch_size: int, rouge_stemmer: bool = False
 ) -> tuple[float, np.ndarray]:
     """Mean and per-sample ROUGE-L F1 of the greedy continuations of a
-    :class:`GenerationTest`'s frame, with its instruction and budgets (Porter-stemmed
+    :class:`ScoredSplit`'s frame, with its instruction and budgets (Porter-stemmed
     when ``rouge_stemmer``)."""
     scores = generation_scores(
         loaded, generation_prompts(test.frame["source"].tolist(), test.instruction),
@@ -173,22 +173,22 @@ def generation_training_results(
     batch_size: int,
     output_only: bool = False,
     rouge_stemmer: bool = False,
-    other_tests: Mapping[str, GenerationTest] | None = None,
+    other_tests: Mapping[str, ScoredSplit] | None = None,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2's generation rows for one task (the module docstring): zero-shot, then
     ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
     ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
     scored on the test split; the task's own training is also scored on ``other_tests``
-    (task -> :class:`GenerationTest`: B-F5d). ``train_split`` is the task's encoded
+    (task -> :class:`ScoredSplit`: B-F5d). ``train_split`` is the task's encoded
     training split (:func:`encode_generation`, as its relevance read it), ``frames``
     holds its ``dev`` and ``test`` frames. Returns one row per condition, draw and
     evaluated task (``condition``, ``source``, ``draw``, ``eval_task``, ``rouge_l``: the
     mean, ``sample_rouge_l``: per test sample; ROUGE-L Porter-stemmed when
     ``rouge_stemmer``), the task's own rows first, and each training's metrics."""
     objective = generation_objective(loaded)
-    tests = {task: GenerationTest(frames["test"], instruction, budget), **(other_tests or {})}
-    dev = GenerationTest(frames["dev"], instruction, budget)
+    tests = {task: ScoredSplit(frames["test"], instruction, budget), **(other_tests or {})}
+    dev = ScoredSplit(frames["dev"], instruction, budget)
 
     def row(condition: str, draw: int, eval_task: str) -> dict:
         mean, scores = rouge_l_on(loaded, tests[eval_task], batch_size, rouge_stemmer)

@@ -31,14 +31,14 @@ from skillneurons.models.loading import LoadedModel
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import zeroed_columns
-from skillneurons.paper_b.generation import GenerationTest, generation_pad_id, rouge_l_on
+from skillneurons.paper_b.generation import ScoredSplit, generation_pad_id, rouge_l_on
 from skillneurons.paper_b.relevance import matched_random_neurons
 
 
 def train_generation_multitask(
     loaded: LoadedModel,
     splits: Mapping[str, GenerationSplit],
-    devs: Mapping[str, GenerationTest],
+    devs: Mapping[str, ScoredSplit],
     training: TrainingSettings,
     *,
     batch_size: int,
@@ -86,7 +86,7 @@ def train_generation_multitask(
 
 def generation_deactivation_results(
     loaded: LoadedModel,
-    tests: Mapping[str, GenerationTest],
+    tests: Mapping[str, ScoredSplit],
     neurons: Mapping[str, Mapping[int, np.ndarray]],
     *,
     width: int,
