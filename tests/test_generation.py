@@ -49,8 +49,8 @@ from skillneurons.paper_b.rouge import rouge_l_f1
 from skillneurons.paper_b.tables import (
     deactivation_table,
     effect_matrix,
-    generation_training_table,
     reference_scores,
+    training_table,
 )
 from tiny_models import FAMILIES, word_tokenizer
 
@@ -477,8 +477,8 @@ def test_generation_table_rows_are_rouge_times_100_with_the_gains():
          "source": ["", "t", "t", "t", "u"], "draw": [0, 0, 0, 1, 0],
          "eval_task": ["t"] * 5, "rouge_l": [0.1, 0.5, 0.2, 0.3, 0.9]}
     )  # fmt: skip
-    assert len(generation_training_table(results)) == 1
-    row = generation_training_table(results).iloc[0]
+    assert len(training_table(results, results, column="rouge_l")) == 1
+    row = training_table(results, results, column="rouge_l").iloc[0]
     assert (row["zero_shot"], row["train_task"], row["train_random"]) == pytest.approx(
         (10.0, 50.0, 25.0)
     )

@@ -41,6 +41,18 @@ def generation_budget(task):
     }
 
 
+def generation_scoring(tasks):
+    """How each generation task is scored (a rule's params; ScoredSplit.from_params):
+    its instruction and token budgets."""
+    return {
+        task: {
+            "instruction": generation_instruction(task),
+            "budget": generation_budget(task),
+        }
+        for task in tasks
+    }
+
+
 def overlap_groups(wildcards):
     """B-T8's groups on this model, name -> (training tasks, test tasks): ``cls`` (paper_b.
     generalization) and, where the model runs the generation tasks and both generation

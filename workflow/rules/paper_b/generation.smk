@@ -18,8 +18,6 @@ GENERATION_TRAIN, GENERATION_TEST = task_groups(
     pool="paper_b.generation.tasks",
 )
 GENERATION_SPLITS = ("train", "dev", "test")
-
-
 GENERATION_DIR = "results/{model}/paper_b/generation"
 
 
@@ -84,13 +82,7 @@ rule generation_training:
         model=lambda w: MODELS[w.model],
         instruction=lambda w: generation_instruction(w.task),
         budget=lambda w: generation_budget(w.task),
-        others=lambda w: {
-            task: {
-                "instruction": generation_instruction(task),
-                "budget": generation_budget(task),
-            }
-            for task in other_generation_tasks(w.task)
-        },
+        others=lambda w: generation_scoring(other_generation_tasks(w.task)),
         training=GENERATION["training"],
         relevance=RELEVANCE,
         choice=CHOICE,
@@ -163,13 +155,7 @@ rule generation_deactivation:
     params:
         model=lambda w: MODELS[w.model],
         splits=GENERATION_SPLITS,
-        scoring={
-            task: {
-                "instruction": generation_instruction(task),
-                "budget": generation_budget(task),
-            }
-            for task in GENERATION_TASKS
-        },
+        scoring=generation_scoring(GENERATION_TASKS),
         training=GENERATION["multitask"],
         relevance=RELEVANCE,
         choice=CHOICE,
@@ -214,7 +200,7 @@ rule figure_generation_specificity:
     output:
         **paper_outputs(PAPER_B, "figure_generation_specificity"),
     log:
-        "logs/{model}/figures/B-F5d.log",
+        "logs/{model}/figures/B-F5_generation.log",
     wildcard_constraints:
         model=names_regex(GENERATION_MODELS),
     conda:

@@ -11,7 +11,6 @@ from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generation import (
-    GenerationBudget,
     ScoredSplit,
     encode_generation,
     generation_objective,
@@ -20,13 +19,7 @@ from skillneurons.paper_b.generation_deactivation import (
     generation_deactivation_results,
     train_generation_multitask,
 )
-from skillneurons.paper_b.relevance import (
-    layer_width,
-    read_task_neuron_tables,
-    relevance_tables,
-    task_neurons,
-    write_task_neurons,
-)
+from skillneurons.paper_b.relevance import deactivation_neurons, relevance_tables
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
@@ -38,11 +31,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     }
     tests, devs, trains = {}, {}, {}
     for task, scoring in params.scoring.items():
-        budget = GenerationBudget(**scoring["budget"])
-        tests[task] = ScoredSplit(frames[task]["test"], scoring["instruction"], budget)
-        devs[task] = ScoredSplit(frames[task]["dev"], scoring["instruction"], budget)
+        tests[task] = ScoredSplit.from_params(frames[task]["test"], scoring)
+        devs[task] = dev = ScoredSplit.from_params(frames[task]["dev"], scoring)
         trains[task] = encode_generation(
-            loaded, frames[task]["train"], scoring["instruction"], budget
+            loaded, frames[task]["train"], dev.instruction, dev.budget
         )
     training = TrainingSettings.from_config(params.training, params.seed)
     metrics = train_generation_multitask(
@@ -56,14 +48,12 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         {task: objective for task in tasks}, trains, **params.relevance, seed=params.seed
     )
     identity = {"model": snakemake.wildcards.model, "identified_on": "multitask model"}
-    for task, path in zip(tasks, output.neurons, strict=True):
-        write_task_neurons(path, tables[task], {**identity, "task": task, **params.relevance})
-    if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
-        tables = read_task_neuron_tables(tasks, inputs.base_neurons)
-    neurons = {task: task_neurons(table, **params.choice) for task, table in tables.items()}
+    neurons, width = deactivation_neurons(
+        tables, output.neurons, identity, params.relevance, params.choice,
+        inputs.get("base_neurons") or (),
+    )  # fmt: skip
     results = generation_deactivation_results(
-        loaded, tests, neurons,
-        width=layer_width(tables[tasks[0]]), random_draws=params.random_draws, seed=params.seed,
+        loaded, tests, neurons, width=width, random_draws=params.random_draws, seed=params.seed,
         batch_size=params.batch_size, rouge_stemmer=params.rouge_stemmer,
     )  # fmt: skip
     write_frame_parquet(output.results, results, {**identity, "identify_on": params.identify_on})

@@ -27,9 +27,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     frames = dict(zip(("train", "dev", "test"), map(pd.read_parquet, inputs.splits), strict=True))
     budget = GenerationBudget(**params.budget)
     other_tests = {
-        other: ScoredSplit(
-            pd.read_parquet(path), scoring["instruction"], GenerationBudget(**scoring["budget"])
-        )
+        other: ScoredSplit.from_params(pd.read_parquet(path), scoring)
         for (other, scoring), path in zip(params.others.items(), inputs.others, strict=True)
     }
     train_split = encode_generation(loaded, frames["train"], params.instruction, budget)

@@ -5,10 +5,10 @@ only (x100)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.tables import generation_training_table, mean_row
+from skillneurons.paper_b.tables import mean_row, training_table
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     results = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)
-    table = mean_row(generation_training_table(results))
+    table = mean_row(training_table(results, results, column="rouge_l"))
     write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

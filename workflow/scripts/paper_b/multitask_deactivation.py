@@ -9,13 +9,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks
 from skillneurons.paper_b.multitask import deactivation_results, train_multitask
-from skillneurons.paper_b.relevance import (
-    layer_width,
-    read_task_neuron_tables,
-    relevance_tables,
-    task_neurons,
-    write_task_neurons,
-)
+from skillneurons.paper_b.relevance import deactivation_neurons, relevance_tables
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
@@ -31,19 +25,17 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
     log.info(
         "mean dev accuracy %.4f after %d steps", metrics["mean_dev_accuracy"], metrics["steps"]
     )
-    chosen = params.choice
     tables = relevance_tables(
         heads, {task: splits["train"] for task, splits in encoded.items()},
         **params.relevance, seed=params.seed,
     )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "identified_on": "multitask model"}
-    for task, path in zip(params.tasks, output.neurons, strict=True):
-        write_task_neurons(path, tables[task], {**identity, "task": task, **params.relevance})
-    if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
-        tables = read_task_neuron_tables(params.tasks, inputs.base_neurons)
-    neurons = {task: task_neurons(table, **chosen) for task, table in tables.items()}
+    neurons, width = deactivation_neurons(
+        tables, output.neurons, identity, params.relevance, params.choice,
+        inputs.get("base_neurons") or (),
+    )  # fmt: skip
     results = deactivation_results(
-        heads, encoded, neurons, width=layer_width(tables[params.tasks[0]]),
+        heads, encoded, neurons, width=width,
         random_draws=params.random_draws, seed=params.seed,
         batch_size=params.relevance["batch_size"], by=params.by,
     )  # fmt: skip

@@ -236,10 +236,13 @@ def diagonal_dominance(
     return decide(claim, statistic, _units(results, tasks, False, column), settings)
 
 
-def _references(results: pd.DataFrame, condition: str) -> dict[str, np.ndarray]:
-    """Per evaluated task, the per-sample ROUGE-L F1 of its ``condition`` row."""
+def _references(
+    results: pd.DataFrame, condition: str, column: str = "correct"
+) -> dict[str, np.ndarray]:
+    """Per evaluated task, the per-sample scores (``column``, as :func:`_cells` reads
+    them) of its ``condition`` row (``original``, ``zero_shot``)."""
     return {
-        row.eval_task: np.asarray(row.sample_rouge_l, np.float64)
+        row.eval_task: np.asarray(getattr(row, column), np.float64)
         for row in results[results["condition"] == condition].itertuples()
     }
 
@@ -252,7 +255,8 @@ def generation_claims(
     and ``training`` results (every task's zero-shot, task and random rows), each test
     sample scored by its ROUGE-L F1."""
     column = "sample_rouge_l"
-    original, untrained = _references(deactivation, "original"), _references(training, "zero_shot")
+    original = _references(deactivation, "original", column)
+    untrained = _references(training, "zero_shot", column)
     return [
         random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings, column),
         random_vs_task(TRAINING_GENERATION, training, "task", settings, column),
@@ -353,11 +357,8 @@ def findings_table(
     ``relevances`` and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
     model; ``generation`` (where the model runs the generation tasks) the generation
     tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`)."""
-    original = {
-        row.eval_task: np.asarray(row.correct, bool)
-        for row in deactivation[deactivation["condition"] == "original"].itertuples()
-    }
-    untrained = {row.eval_task: np.asarray(row.correct, bool) for row in zero_shot.itertuples()}
+    original = _references(deactivation, "original")
+    untrained = _references(zero_shot, "zero_shot")
     rows = [
         random_vs_task(DEACTIVATION, deactivation, "random", settings),
         random_vs_task(TRAINING, training, "task", settings),

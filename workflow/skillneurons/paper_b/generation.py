@@ -112,6 +112,12 @@ class ScoredSplit:
     instruction: str
     budget: GenerationBudget
 
+    @classmethod
+    def from_params(cls, frame: pd.DataFrame, scoring: Mapping[str, object]) -> ScoredSplit:
+        """``frame`` scored as a rule's params give a task's scoring: ``{"instruction":
+        ..., "budget": {GenerationBudget's fields}}``."""
+        return cls(frame, str(scoring["instruction"]), GenerationBudget(**scoring["budget"]))
+
 
 def generation_objective(loaded: LoadedModel) -> CausalLMObjective:
     """The causal LM of ``loaded`` as the training loop's and relevance's classifier,

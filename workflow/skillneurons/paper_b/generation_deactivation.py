@@ -32,7 +32,7 @@ from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import zeroed_columns
 from skillneurons.paper_b.generation import ScoredSplit, generation_pad_id, rouge_l_on
-from skillneurons.paper_b.relevance import matched_random_neurons
+from skillneurons.paper_b.multitask import deactivation_conditions
 
 
 def train_generation_multitask(
@@ -102,20 +102,13 @@ def generation_deactivation_results(
     ``rouge_l`` (mean) and ``sample_rouge_l`` (per test sample), as B-T2's generation
     rows."""
     rows = []
-
-    def add(condition: str, source: str, draw: int, eval_task: str, deactivated) -> None:
-        with zeroed_columns(loaded.model, deactivated):
+    for condition, source, draw, eval_task, off in deactivation_conditions(
+        tests, neurons, width, random_draws, seed
+    ):
+        with zeroed_columns(loaded.model, off):
             mean, scores = rouge_l_on(loaded, tests[eval_task], batch_size, rouge_stemmer)
         rows.append(
             {"condition": condition, "source": source, "draw": draw, "eval_task": eval_task,
              "rouge_l": mean, "sample_rouge_l": scores}
         )  # fmt: skip
-
-    for eval_task in tests:
-        add("original", "", 0, eval_task, {})
-        for source, chosen in neurons.items():
-            add("task", source, 0, eval_task, chosen)
-        for draw in range(random_draws):
-            random = matched_random_neurons(neurons[eval_task], width, seed + draw)
-            add("random", eval_task, draw, eval_task, random)
     return pd.DataFrame(rows).astype({"draw": "int64", "rouge_l": "float64"})

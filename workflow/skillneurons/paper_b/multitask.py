@@ -16,7 +16,7 @@ draws: "Deactivate-Random").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -85,17 +85,37 @@ def deactivation_results(
     ``heads`` as trained, with each task's ``neurons`` deactivated and with
     ``random_draws`` layer-matched random draws of its own task's count (``width``
     neurons per layer). Columns :data:`skillneurons.paper_b.evaluation.COLUMNS`."""
-    rows = []
-    for eval_task, classifier in heads.items():
-        test = encoded[eval_task]["test"]
-        rows.append(
-            result_row("original", "", 0, eval_task, correct_on(classifier, test, batch_size))
+    rows = [
+        result_row(
+            condition,
+            source,
+            draw,
+            eval_task,
+            correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size, off, by),
+        )  # fmt: skip
+        for condition, source, draw, eval_task, off in deactivation_conditions(
+            heads, neurons, width, random_draws, seed
         )
+    ]
+    return results_frame(rows)
+
+
+def deactivation_conditions(
+    eval_tasks: Iterable[str],
+    neurons: Mapping[str, Mapping[int, np.ndarray]],
+    width: int,
+    random_draws: int,
+    seed: int,
+) -> Iterator[tuple[str, str, int, str, Mapping[int, np.ndarray]]]:
+    """B-T1's evaluations in order, as ``(condition, source, draw, eval_task,
+    neurons_off)``: per evaluated task, as trained (no neurons off, ``original``), with
+    each task's ``neurons`` off (``task``), then ``random_draws`` layer-matched random
+    draws of its own task's count (``random``, seed + draw; ``width`` neurons per
+    layer). Classification and generation deactivation evaluate the same ones."""
+    for eval_task in eval_tasks:
+        yield "original", "", 0, eval_task, {}
         for source, chosen in neurons.items():
-            correct = correct_on(classifier, test, batch_size, chosen, by)
-            rows.append(result_row("task", source, 0, eval_task, correct))
+            yield "task", source, 0, eval_task, chosen
         for draw in range(random_draws):
             random = matched_random_neurons(neurons[eval_task], width, seed + draw)
-            correct = correct_on(classifier, test, batch_size, random, by)
-            rows.append(result_row("random", eval_task, draw, eval_task, correct))
-    return results_frame(rows)
+            yield "random", eval_task, draw, eval_task, random

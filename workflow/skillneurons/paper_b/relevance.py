@@ -191,6 +191,30 @@ def read_task_neuron_tables(tasks: Sequence[str], paths: Sequence[str]) -> dict[
     return {task: read_task_neurons(path)[0] for task, path in zip(tasks, paths, strict=True)}
 
 
+def deactivation_neurons(
+    tables: Mapping[str, pd.DataFrame],
+    paths: Sequence[str],
+    identity: Mapping[str, object],
+    settings: Mapping[str, object],
+    choice: Mapping[str, object],
+    base_paths: Sequence[str] = (),
+) -> tuple[dict[str, dict[int, np.ndarray]], int]:
+    """The neurons a multi-task model's deactivation switches off (B-T1, for the
+    classification and the generation tasks): each task's relevance ``tables`` on that
+    model are written to ``paths`` (metadata: ``identity``, the task, the relevance
+    ``settings``), then each task's top neurons by ``choice`` (:func:`task_neurons`) are
+    taken from them, or from the base model's files ``base_paths`` (config
+    ``paper_b.identify_on.deactivation: base``). Returns the neurons per task and the
+    layers' width."""
+    tasks = list(tables)
+    for task, path in zip(tasks, paths, strict=True):
+        write_task_neurons(path, tables[task], {**identity, "task": task, **settings})
+    if base_paths:
+        tables = read_task_neuron_tables(tasks, base_paths)
+    neurons = {task: task_neurons(table, **choice) for task, table in tables.items()}
+    return neurons, layer_width(tables[tasks[0]])
+
+
 def relevance_matrix(table: pd.DataFrame) -> np.ndarray:
     """``[layers, neurons]`` relevance from a task-neuron table."""
     values = np.full((int(table["layer"].max()) + 1, layer_width(table)), np.nan)

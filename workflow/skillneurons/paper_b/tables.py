@@ -56,16 +56,22 @@ def deactivation_table(results: pd.DataFrame, column: str = "accuracy") -> pd.Da
     return pd.DataFrame(rows)
 
 
-def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
-    """B-T2 (B-T7): per task, zero-shot accuracy (%), after training random neurons
-    (mean and std over draws) and after training the task's neurons, with both gains
-    over zero-shot in points."""
+def training_table(
+    results: pd.DataFrame, zero_shot: pd.DataFrame, column: str = "accuracy"
+) -> pd.DataFrame:
+    """B-T2 (B-T7): per trained task, its zero-shot score x 100 (``column``: accuracy;
+    ``rouge_l`` for the generation rows, whose results hold their own zero-shot rows),
+    after training random neurons (mean and std over draws) and after training the
+    task's neurons, with both gains over zero-shot in points."""
+    trained = results[
+        (results["condition"] == "task") & (results["source"] == results["eval_task"])
+    ]
     rows = []
-    for task in dict.fromkeys(results["source"]):
-        base = 100 * _scores(zero_shot, "zero_shot", "", task)[0]
-        random = _scores(results, "random", task, task)
+    for task in dict.fromkeys(trained["source"]):
+        base = 100 * _scores(zero_shot, "zero_shot", "", task, column)[0]
+        random = _scores(results, "random", task, task, column)
         mean, std = _random_summary(random)
-        own = 100 * _scores(results, "task", task, task)[0]
+        own = 100 * _scores(results, "task", task, task, column)[0]
         rows.append(
             {
                 "task": task,
@@ -78,25 +84,6 @@ def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFra
                 "random_draws": len(random),
             }
         )
-    return pd.DataFrame(rows)
-
-
-def generation_training_table(results: pd.DataFrame) -> pd.DataFrame:
-    """B-T2's generation rows: per generation task, zero-shot ROUGE-L F1 (x100), after
-    training random neurons (mean and std over draws) and after training the task's
-    neurons, with both gains over zero-shot in points."""
-
-    rows = []
-    for task in dict.fromkeys(results.loc[results["condition"] == "zero_shot", "eval_task"]):
-        base = 100 * _scores(results, "zero_shot", "", task, "rouge_l")[0]
-        own = 100 * _scores(results, "task", task, task, "rouge_l")[0]
-        random = _scores(results, "random", task, task, "rouge_l")
-        mean, std = _random_summary(random)
-        rows.append(
-            {"task": task, "zero_shot": base, "train_random": mean, "train_random_std": std,
-             "train_task": own, "gain_random": mean - base, "gain_task": own - base,
-             "random_draws": len(random)}
-        )  # fmt: skip
     return pd.DataFrame(rows)
 
 
