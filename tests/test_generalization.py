@@ -22,11 +22,15 @@ from skillneurons.paper_b.generalization import (
     union,
 )
 from skillneurons.paper_b.generalization_findings import (
+    CLS_GEN_FLAT,
     CONTROLLED_RISES,
+    GENERALIZATION_RISES,
     OVERLAP_ABOVE_RANDOM,
     SPECIALIZATION_PEAK,
     controlled_claim,
+    generalization_claim,
     overlap_claims,
+    proportion_claims,
     share_contrast,
     similarity_claim,
 )
@@ -156,7 +160,7 @@ def test_correlation_table_needs_four_points_and_pools_within_tasks():
     for task, level in (("x", 10.0), ("y", 50.0)):
         for model, value in enumerate([1.0, 2.0, 3.0]):  # exact after centring
             rows.append({"trained": f"m{model}", "test_task": task, "similarity": value + level,
-                         "accuracy": 2 * value + level})  # fmt: skip
+                         "score": 2 * value + level})  # fmt: skip
     table = correlation_table(pd.DataFrame(rows))
     assert table["test_task"].tolist() == ["x", "y", "pooled"]
     assert table.loc[:1, "pearson"].isna().all()  # 3 models per task
@@ -180,30 +184,28 @@ def test_task_groups_follow_the_types_unless_given():
 
 def correct_at(accuracy: float, seed: int) -> np.ndarray:
     values = np.arange(SAMPLES) < round(accuracy * SAMPLES)
-    return np.random.default_rng(seed).permutation(values)
+    return np.random.default_rng(seed).permutation(values).astype(np.float64)
 
 
 def sweep(accuracies: dict[float, tuple[float, float]], experiment="multitask", trained="group",
-          collapsed=()):  # fmt: skip
+          collapsed=(), group="cls"):  # fmt: skip
     """A B-F2 results frame: per share, (in-domain, out-of-domain) accuracy; the
     (share, task) pairs in ``collapsed`` predicted one class."""
     rows = []
     for index, (proportion, (id_accuracy, ood_accuracy)) in enumerate(accuracies.items()):
         for task, role, value in (("a", "id", id_accuracy), ("b", "ood", ood_accuracy)):
             classes = 1 if (proportion, task) in collapsed else 2
-            rows.append({"experiment": experiment, "trained": trained, "proportion": proportion,
-                         "overlap": np.nan, "eval_task": task, "role": role,
-                         "accuracy": value, "predicted_classes": classes,
-                         "correct": correct_at(value, index)})  # fmt: skip
+            rows.append({"experiment": experiment, "group": group, "trained": trained,
+                         "proportion": proportion, "overlap": np.nan, "eval_task": task,
+                         "eval_group": group, "role": role, "metric": "accuracy",
+                         "score": value, "predicted_classes": classes,
+                         "sample_scores": correct_at(value, index)})  # fmt: skip
     return results_frame(rows)
 
 
 def test_proportion_table_starts_from_zero_shot():
-    zero_shot = pd.DataFrame(
-        [{"condition": "zero_shot", "eval_task": t, "accuracy": 0.5} for t in ("a", "b")]
-    )
     results = sweep({0.1: (0.6, 0.55), 1.0: (0.8, 0.7)}, collapsed={(1.0, "b")})
-    table = proportion_table(results, zero_shot)
+    table = proportion_table(results, {"a": 0.5, "b": 0.5})
     assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
     assert np.isnan(table["single_class_tasks"].iloc[0])  # zero-shot: not recorded
     assert table["single_class_tasks"].tolist()[1:] == [0.0, 1.0]
@@ -235,10 +237,11 @@ def test_controlled_claim_and_table():
     for q in (0.1, 0.3):
         for trained, share, value in (("natural", 0.2, 0.6), ("drawn", 0.1, 0.5),
                                       ("drawn", 1.0, 0.7)):  # fmt: skip
-            rows.append({"experiment": "controlled", "trained": trained, "proportion": q,
-                         "overlap": share, "eval_task": "b", "role": "ood", "accuracy": value,
-                         "predicted_classes": 2,
-                         "correct": correct_at(value, int(10 * share))})  # fmt: skip
+            rows.append({"experiment": "controlled", "group": "cls", "trained": trained,
+                         "proportion": q, "overlap": share, "eval_task": "b",
+                         "eval_group": "cls", "role": "ood", "metric": "accuracy",
+                         "score": value, "predicted_classes": 2,
+                         "sample_scores": correct_at(value, int(10 * share))})  # fmt: skip
     frame = results_frame(rows)
     row = controlled_claim(frame, SETTINGS)
     assert row["claim"] == CONTROLLED_RISES.claim
@@ -253,6 +256,7 @@ def test_controlled_claim_and_table():
     assert refused["verdict"] == "not measured" and "drawn at 0.1 on b" in refused["counts"]
     table = controlled_table(frame)
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
+    assert set(table["pair"]) == {"cls-cls"}
     assert table["overlap"].tolist() == pytest.approx([20.0, 10.0, 100.0] * 2)
     assert table["ood_mean"].tolist() == pytest.approx([60.0, 50.0, 70.0] * 2)
 
@@ -312,7 +316,7 @@ def test_overlap_claims_name_their_pair_of_groups():
 
 def test_similarity_claim_pools_within_tasks():
     rows = [
-        {"trained": f"m{m}", "test_task": task, "similarity": s + level, "accuracy": a + level}
+        {"trained": f"m{m}", "test_task": task, "similarity": s + level, "score": a + level}
         for task, level in (("x", 0.0), ("y", 5.0))
         for m, (s, a) in enumerate([(0.1, 50), (0.2, 60), (0.3, 70), (0.4, 75)])
     ]
@@ -330,3 +334,33 @@ def test_the_learning_rate_shrinks_in_proportion_above_its_share():
     assert training_for_share(base, 1.0, None) == base  # one rate for every share
     scaled = training_for_share(base, 0.5, 0.1)
     assert (scaled.batch_size, scaled.max_steps, scaled.seed) == (8, 30, 3)
+
+
+def test_both_groups_tables_and_claims_tell_the_pairs_apart():
+    # cls trains: id a (cls), ood b (cls), ood g (gen, flat); gen trains: id h, ood g rising
+    rows = []
+    for group, scores in (("cls", {"a": (0.6, 0.8), "b": (0.5, 0.7), "g": (0.2, 0.2)}),
+                          ("gen", {"h": (0.3, 0.6), "g": (0.2, 0.5)})):  # fmt: skip
+        for index, proportion in enumerate((0.1, 0.5, 1.0)):
+            for task, (low, high) in scores.items():
+                value = low if proportion == 0.1 else high
+                rows.append({"experiment": "multitask", "group": group, "trained": "group",
+                             "proportion": proportion, "overlap": np.nan, "eval_task": task,
+                             "eval_group": "gen" if task in "gh" else "cls",
+                             "role": "id" if task in "ah" else "ood", "metric": "accuracy",
+                             "score": value, "predicted_classes": 0,
+                             "sample_scores": correct_at(value, index)})  # fmt: skip
+    results = results_frame(rows)
+    table = proportion_table(results, {"a": 0.5, "b": 0.5, "g": 0.1, "h": 0.1})
+    cls = table[table["group"] == "cls"]
+    assert cls["ood_mean"].tolist() == pytest.approx([50.0, 50.0, 70.0, 70.0])
+    assert cls["ood_cross_mean"].tolist() == pytest.approx([10.0, 20.0, 20.0, 20.0])
+    gen = table[table["group"] == "gen"]
+    assert gen["ood_mean"].tolist() == pytest.approx([10.0, 20.0, 50.0, 50.0])
+    claims = {row["claim"]: row for row in proportion_claims(results, SETTINGS)}
+    flat = claims[CLS_GEN_FLAT.claim]
+    assert flat["estimate"] == pytest.approx(0.3) and flat["verdict"] == "holds"
+    rises = claims[generalization_claim("gen-gen").claim]
+    assert rises["estimate"] == pytest.approx(0.3) and rises["claim"].endswith("(gen-gen)")
+    assert claims[GENERALIZATION_RISES.claim]["estimate"] == pytest.approx(0.2)  # cls -> cls
+    assert generalization_claim("cls-gen").claim not in claims  # decided as CLS_GEN_FLAT

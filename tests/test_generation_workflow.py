@@ -24,8 +24,14 @@ CONFIG = {
     "model_definitions": {MODEL: {"source": f"models/{MODEL}"}},
     "paper_b": {
         "random_draws": 2,
-        # no classification group: B-T8 compares the generation group alone
-        "generalization": {"train_tasks": [], "overlap_proportions": [0.1, 0.5]},
+        # no classification group: B-T8 and §5's experiments on the generation group alone
+        "generalization": {
+            "train_tasks": [],
+            "overlap_proportions": [0.1, 0.5],
+            "proportions": [0.1, 1.0],
+            "training": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
+            "model_training": {"batch_size": 4, "max_steps": 4, "eval_every": 2},
+        },
         "generation": {
             "tasks": [TASK, TEST_TASK],
             "models": [MODEL],
@@ -72,7 +78,8 @@ def generation_run(tmp_path_factory):
     run_snakemake(
         sandbox, f"results/{MODEL}/tables/B-T2_generation.csv",
         f"results/{MODEL}/tables/B-T8.csv", f"results/{MODEL}/tables/B-F5d.csv",
-        f"results/{MODEL}/tables/B-T1_generation.csv",
+        f"results/{MODEL}/tables/B-T1_generation.csv", f"results/{MODEL}/tables/B-F2.csv",
+        f"results/{MODEL}/tables/B-T9.csv", f"results/{MODEL}/tables/B-T4.csv",
         "--configfile", "gen.yaml", "--cores", "2",
     )  # fmt: skip
     return sandbox, plan.stdout
@@ -176,3 +183,52 @@ def test_the_generation_groups_neuron_overlap(generation_run):
     assert row["train_neurons"] == row["test_neurons"] == 13
     shared = len(ids[TASK] & ids[TEST_TASK]) / len(ids[TASK] | ids[TEST_TASK])
     assert row["overlap"] == pytest.approx(100 * shared)
+
+
+def test_the_generation_groups_proportion_sweeps_b_f2_b_f6(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generalization/gen/proportions"
+    group = pd.read_parquet(folder / "group.parquet")
+    assert set(group["group"]) == set(group["eval_group"]) == {"gen"}
+    assert set(group["metric"]) == {"rouge_l"} and (group["predicted_classes"] == 0).all()
+    assert group["eval_task"].tolist() == [TASK, TEST_TASK] * 2  # shares 0.1 and 1.0
+    assert group["role"].tolist() == ["id", "ood"] * 2
+    for mean, scores in zip(group["score"], group["sample_scores"], strict=True):
+        assert len(scores) == 6 and mean == pytest.approx(scores.mean())
+    metrics = json.loads((folder / "group.json").read_text())
+    assert [run["neurons"][TASK] for run in metrics["trainings"]] == [13, 128]
+    zero_shot = pd.read_parquet(
+        sandbox / f"results/{MODEL}/paper_b/generation/training/{TEST_TASK}.parquet"
+    ).iloc[0]
+    table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F2.csv")
+    assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
+    assert table["ood_mean"].iloc[0] == pytest.approx(100 * zero_shot["rouge_l"])
+    assert table["ood_mean"].iloc[-1] == pytest.approx(100 * group["score"].iloc[-1])
+    single = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F6.csv")
+    assert set(single["trained"]) == {TASK} and len(single) == 3
+
+
+def test_the_generation_groups_controlled_overlap_b_t10(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/generalization/gen-gen/controlled"
+    results = pd.read_parquet(folder / "q10.parquet")
+    assert results["trained"].drop_duplicates().tolist() == ["natural", "drawn"]
+    drawn = results[(results["trained"] == "drawn") & (results["role"] == "ood")]
+    assert len(drawn) == 2 and drawn["overlap"].max() == pytest.approx(1.0)
+    table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T9.csv")
+    assert set(table["pair"]) == {"gen-gen"} and len(table) == 3
+
+
+def test_the_generation_similarity_model_b_f3_b_t4(generation_run):
+    sandbox, _ = generation_run
+    folder = sandbox / f"results/{MODEL}/paper_b/similarity"
+    frame = pd.read_parquet(folder / f"{TASK}.parquet")
+    assert set(frame["test_task"]) == {TEST_TASK} and len(frame) == 2 * 2  # layers x defs
+    assert frame["similarity"].dropna().between(-1, 1).all()
+    scores = pd.read_parquet(folder / f"{TASK}_scores.parquet")
+    assert scores["eval_task"].tolist() == [TASK, TEST_TASK]
+    assert set(scores["metric"]) == {"rouge_l"}
+    metrics = json.loads((folder / f"{TASK}.json").read_text())
+    assert metrics["steps"] <= 4 and metrics["trained_parameters"] > 0
+    points = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T4_points.csv")
+    assert points["score"].iloc[0] == pytest.approx(100 * scores["score"].iloc[1])

@@ -199,30 +199,31 @@ TRAIN, TEST = ["syn_sst2", "syn_agnews"], ["syn_tweet"]  # first task of each ty
 
 
 def test_generalization_results_and_tables_b_f2_b_f6(results):
-    group = pd.read_parquet(results / "paper_b/generalization/proportions/group.parquet")
+    group = pd.read_parquet(results / "paper_b/generalization/cls/proportions/group.parquet")
     assert tuple(group.columns) == GENERALIZATION_COLUMNS
     assert sorted(group["proportion"].unique()) == [0.1, 1.0]
     assert group["predicted_classes"].between(1, 4).all()  # at most a task's labels
     roles = dict(zip(group["eval_task"], group["role"], strict=False))
     assert roles == {"syn_sst2": "id", "syn_agnews": "id", "syn_tweet": "ood"}
-    single = pd.read_parquet(results / "paper_b/generalization/proportions/syn_sst2.parquet")
+    single = pd.read_parquet(results / "paper_b/generalization/cls/proportions/syn_sst2.parquet")
     assert set(single["trained"]) == {"syn_sst2"}
     assert dict(zip(single["eval_task"], single["role"], strict=False)) == {
         "syn_sst2": "id",
         "syn_agnews": "other",
         "syn_tweet": "ood",
     }
-    metrics = read_json(results / "paper_b/generalization/proportions/group.json")
+    metrics = read_json(results / "paper_b/generalization/cls/proportions/group.json")
     full = metrics["trainings"][-1]
     assert full["proportion"] == 1.0 and full["neurons"] == {t: LAYERS * WIDTH for t in TRAIN}
     for stem in ("B-F2", "B-F6"):
         table = pd.read_csv(results / f"tables/{stem}.csv")
-        assert table.columns.tolist()[:4] == ["trained", "proportion", "id_mean", "ood_mean"]
+        assert table.columns.tolist()[:5] == ["group", "trained", "proportion", "id_mean",
+                                              "ood_mean"]  # fmt: skip
         assert (table.groupby("trained")["proportion"].first() == 0.0).all()  # zero-shot
         for ext in ("png", "pdf"):
             assert (results / f"figures/{stem}.{ext}").stat().st_size > 1000
     row = pd.read_csv(results / "tables/B-F2.csv").query("proportion == 1.0").iloc[0]
-    ood = group.query("proportion == 1.0 and role == 'ood'")["accuracy"].mean()
+    ood = group.query("proportion == 1.0 and role == 'ood'")["score"].mean()
     assert row["ood_mean"] == pytest.approx(100 * ood)
 
 
@@ -231,7 +232,7 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
     assert overlap["proportion"].tolist() == [0.1, 0.5, 1.0]
     assert overlap["overlap"].iloc[-1] == pytest.approx(100.0)
     assert overlap["test_neurons"].iloc[0] == TOP  # one test task
-    controlled = pd.read_parquet(results / "paper_b/generalization/controlled/q10.parquet")
+    controlled = pd.read_parquet(results / "paper_b/generalization/cls-cls/controlled/q10.parquet")
     assert tuple(controlled.columns) == GENERALIZATION_COLUMNS
     shares = controlled.drop_duplicates("trained", keep="first")
     assert shares["trained"].tolist() == ["natural", "drawn"]
@@ -239,7 +240,7 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
     assert drawn[0] == 0.0 and 0 < drawn[-1] <= 1.0  # capped at the test tasks' neurons
     table = pd.read_csv(results / "tables/B-T9.csv")
     assert table.columns.tolist() == [
-        "proportion", "trained", "overlap", "id_mean", "ood_mean", "single_class_tasks"
+        "pair", "proportion", "trained", "overlap", "ood_mean", "id_mean", "single_class_tasks"
     ]  # fmt: skip
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"]
 

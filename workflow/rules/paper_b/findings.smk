@@ -1,29 +1,6 @@
 """Paper B's findings: every claim of §4-§6 and the A-vs-B claims through the findings
 engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findings)."""
 
-# The generalization experiments' results, when both groups are configured.
-GENERALIZATION_FINDINGS_INPUTS = (
-    {
-        "group": [f"{GENERALIZATION_DIR}/proportions/group.parquet"],
-        "single": expand(
-            "results/{{model}}/paper_b/generalization/proportions/{task}.parquet",
-            task=TRAIN_TASKS,
-        ),
-        "controlled": expand(
-            "results/{{model}}/paper_b/generalization/controlled/{q}.parquet",
-            q=CONTROLLED,
-        ),
-        "similarities": expand(
-            "results/{{model}}/paper_b/similarity/{task}.parquet", task=TRAIN_TASKS
-        ),
-        "similarity_scores": expand(
-            "results/{{model}}/paper_b/similarity/{task}_scores.parquet",
-            task=TRAIN_TASKS,
-        ),
-    }
-    if GENERALIZATION_ON
-    else {}
-)
 # The continual-learning results, when an order is configured.
 CONTINUAL_FINDINGS_INPUTS = (
     {
@@ -49,7 +26,8 @@ rule findings_b:
     input:
         unpack(overlap_neuron_files),
         unpack(generation_findings_files),
-        **GENERALIZATION_FINDINGS_INPUTS,
+        unpack(generalization_files),
+        unpack(similarity_files),
         **CONTINUAL_FINDINGS_INPUTS,
         deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
         training=expand(
@@ -78,12 +56,12 @@ rule findings_b:
     params:
         tasks=PAPER_B_TASKS,
         fraction=PAPER_B_CONFIG["fraction"],
-        generalization=(
+        generalization=lambda w: (
             {
                 "overlap_proportions": GENERALIZATION["overlap_proportions"],
                 "definition": GENERALIZATION["similarity"],
             }
-            if GENERALIZATION_ON
+            if generalization_groups(w.model)
             else {}
         ),
         overlap_groups=overlap_groups,

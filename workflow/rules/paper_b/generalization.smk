@@ -1,6 +1,7 @@
 """Paper B, §5 and appendices A.5-A.7: generalization and specialization through task
-neurons (B-F2, B-F6, B-T8, B-T9) and the similarity of task neurons' parameters (B-F3,
-B-T4), on the classification group of paper_b.generalization."""
+neurons (B-F2, B-F6, B-T8, B-T9..B-T11) and the similarity of task neurons' parameters
+(B-F3, B-T4), on the classification group of paper_b.generalization and, on the causal
+LMs of paper_b.generation.models, the generation group of paper_b.generation."""
 
 from skillneurons.paper_b.groups import task_groups
 
@@ -11,9 +12,9 @@ TRAIN_TASKS, TEST_TASKS = task_groups(
     GENERALIZATION["train_tasks"],
     GENERALIZATION["test_tasks"],
 )
-# The generalization experiments need both groups.
-GENERALIZATION_ON = bool(TRAIN_TASKS and TEST_TASKS)
-GROUP_TASKS = TRAIN_TASKS + TEST_TASKS
+# The models with at least one group (training and test tasks) run the experiments.
+GENERALIZATION_MODELS = [model for model in MODELS if generalization_groups(model)]
+GENERALIZATION_ON = bool(GENERALIZATION_MODELS)
 # B-T9's trained proportions q, named by percent in file names (q10, q30, ...).
 CONTROLLED = {f"q{round(100 * q)}": q for q in GENERALIZATION["controlled_proportions"]}
 # Both similarity definitions B-F3 always shows, and the configured one.
@@ -29,22 +30,25 @@ localrules:
 
 
 wildcard_constraints:
-    trained=f"group|{names_regex(TRAIN_TASKS or ['none'])}",
+    group="cls|gen",
+    pair="(cls|gen)-(cls|gen)",
+    trained=f"group|{names_regex(TRAIN_TASKS + GENERATION_TRAIN or ['none'])}",
     q="|".join(CONTROLLED or ["none"]),
 
 
 rule proportion_training:
     input:
         model=model_files,
-        splits=task_split_files(GROUP_TASKS),
-        neurons=expand(
-            "results/{{model}}/task_neurons/{task}.parquet", task=TRAIN_TASKS
-        ),
+        splits=lambda w: scored_split_files(proportion_tasks(w)),
+        neurons=lambda w: [
+            task_neuron_file(w.model, task)
+            for task in generalization_groups(w.model)[w.group][0]
+        ],
     output:
-        results=f"{GENERALIZATION_DIR}/proportions/{{trained}}.parquet",
-        metrics=f"{GENERALIZATION_DIR}/proportions/{{trained}}.json",
+        results=f"{GENERALIZATION_DIR}/{{group}}/proportions/{{trained}}.parquet",
+        metrics=f"{GENERALIZATION_DIR}/{{group}}/proportions/{{trained}}.json",
     log:
-        "logs/{model}/paper_b/proportion_training/{trained}.log",
+        "logs/{model}/paper_b/proportion_training/{group}/{trained}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -53,15 +57,12 @@ rule proportion_training:
         runtime=240,
     params:
         model=lambda w: MODELS[w.model],
-        train_tasks=TRAIN_TASKS,
-        test_tasks=TEST_TASKS,
-        label_words={task: label_words(task) for task in GROUP_TASKS},
-        instructions=paper_b_instructions(GROUP_TASKS),
-        max_length=PAPER_B_CONFIG["max_length"],
+        tasks=lambda w: scorer_params(proportion_tasks(w)),
+        train_tasks=lambda w: generalization_groups(w.model)[w.group][0],
+        test_groups=proportion_test_groups,
         proportions=GENERALIZATION["proportions"],
         training=GENERALIZATION["training"],
         rate_share=GENERALIZATION["learning_rate_share"],
-        batch_size=PAPER_B_CONFIG["batch_size"],
         output_only=PAPER_B_CONFIG["parameters"] == "output_only",
         seed=config["seed"],
     script:
@@ -71,15 +72,17 @@ rule proportion_training:
 rule controlled_overlap:
     input:
         model=model_files,
-        splits=task_split_files(GROUP_TASKS),
-        neurons=expand(
-            "results/{{model}}/task_neurons/{task}.parquet", task=GROUP_TASKS
+        splits=lambda w: scored_split_files(
+            [t for g in controlled_groups(w) for t in g]
         ),
+        neurons=lambda w: [
+            task_neuron_file(w.model, t) for g in controlled_groups(w) for t in g
+        ],
     output:
-        results=f"{GENERALIZATION_DIR}/controlled/{{q}}.parquet",
-        metrics=f"{GENERALIZATION_DIR}/controlled/{{q}}.json",
+        results=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.parquet",
+        metrics=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.json",
     log:
-        "logs/{model}/paper_b/controlled_overlap/{q}.log",
+        "logs/{model}/paper_b/controlled_overlap/{pair}/{q}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -88,16 +91,13 @@ rule controlled_overlap:
         runtime=240,
     params:
         model=lambda w: MODELS[w.model],
-        train_tasks=TRAIN_TASKS,
-        test_tasks=TEST_TASKS,
-        label_words={task: label_words(task) for task in GROUP_TASKS},
-        instructions=paper_b_instructions(GROUP_TASKS),
-        max_length=PAPER_B_CONFIG["max_length"],
+        tasks=lambda w: scorer_params([t for g in controlled_groups(w) for t in g]),
+        train_tasks=lambda w: controlled_groups(w)[0],
+        test_tasks=lambda w: controlled_groups(w)[1],
         proportion=lambda w: CONTROLLED[w.q],
         shares=GENERALIZATION["controlled_shares"],
         training=GENERALIZATION["training"],
         rate_share=GENERALIZATION["learning_rate_share"],
-        batch_size=PAPER_B_CONFIG["batch_size"],
         output_only=PAPER_B_CONFIG["parameters"] == "output_only",
         seed=config["seed"],
     script:
@@ -107,13 +107,15 @@ rule controlled_overlap:
 rule similarity_model:
     input:
         model=model_files,
-        splits=lambda w: task_split_files([w.task, *TEST_TASKS]),
+        splits=lambda w: scored_split_files([w.task, *similarity_tasks(w)[1]]),
     output:
         similarities="results/{model}/paper_b/similarity/{task}.parquet",
         scores="results/{model}/paper_b/similarity/{task}_scores.parquet",
         metrics="results/{model}/paper_b/similarity/{task}.json",
     log:
         "logs/{model}/paper_b/similarity_model/{task}.log",
+    wildcard_constraints:
+        task=names_regex(TRAIN_TASKS + GENERATION_TRAIN or ["none"]),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -122,12 +124,8 @@ rule similarity_model:
         runtime=240,
     params:
         model=lambda w: MODELS[w.model],
-        test_tasks=TEST_TASKS,
-        label_words=lambda w: {
-            task: label_words(task) for task in [w.task, *TEST_TASKS]
-        },
-        instructions=lambda w: paper_b_instructions([w.task, *TEST_TASKS]),
-        max_length=PAPER_B_CONFIG["max_length"],
+        tasks=lambda w: scorer_params([w.task, *similarity_tasks(w)[1]]),
+        test_tasks=lambda w: similarity_tasks(w)[1],
         training=GENERALIZATION["model_training"],
         fraction=PAPER_B_CONFIG["fraction"],
         definitions=SIMILARITIES,
@@ -139,12 +137,9 @@ rule similarity_model:
 
 rule proportion_tables:
     input:
-        group=f"{GENERALIZATION_DIR}/proportions/group.parquet",
-        single=expand(
-            "results/{{model}}/paper_b/generalization/proportions/{task}.parquet",
-            task=TRAIN_TASKS,
-        ),
-        zero_shot=f"{PAPER_B_DIR}/zero_shot.parquet",
+        unpack(zero_shot_files),
+        group=lambda w: generalization_files(w)["group"],
+        single=lambda w: generalization_files(w)["single"],
     output:
         **paper_outputs(PAPER_B, "proportion_tables"),
     log:
@@ -156,10 +151,10 @@ rule proportion_tables:
         mem_mb=2000,
         runtime=5,
     params:
-        group_title="B-F2: accuracy (%) vs share of task neurons trained, the training "
-        "tasks together",
-        single_title="B-F6: accuracy (%) vs share of task neurons trained, one model per "
-        "training task",
+        group_title="B-F2: score (%: accuracy, ROUGE-L x100) vs share of task neurons "
+        "trained, a group's training tasks together",
+        single_title="B-F6: score (%: accuracy, ROUGE-L x100) vs share of task neurons "
+        "trained, one model per training task",
     script:
         "../../scripts/paper_b/proportion_tables.py"
 
@@ -187,10 +182,7 @@ rule overlap_table:
 
 rule controlled_table:
     input:
-        expand(
-            "results/{{model}}/paper_b/generalization/controlled/{q}.parquet",
-            q=CONTROLLED,
-        ),
+        lambda w: generalization_files(w)["controlled"],
     output:
         **paper_outputs(PAPER_B, "controlled_table"),
     log:
@@ -202,21 +194,17 @@ rule controlled_table:
         mem_mb=1000,
         runtime=5,
     params:
-        title="B-T9: accuracy (%) at a fixed share q of neurons trained, by the share of "
-        "test-task neurons among them",
+        title="B-T9..B-T11: out-of-domain score (%: accuracy, ROUGE-L x100) at a fixed "
+        "share q of neurons trained, by the share of test-task neurons among them, per "
+        "pair of groups (T9 cls-cls, T10 gen-gen, T11 gen-cls)",
     script:
         "../../scripts/paper_b/controlled_table.py"
 
 
 rule similarity_outputs:
     input:
-        similarities=expand(
-            "results/{{model}}/paper_b/similarity/{task}.parquet", task=TRAIN_TASKS
-        ),
-        scores=expand(
-            "results/{{model}}/paper_b/similarity/{task}_scores.parquet",
-            task=TRAIN_TASKS,
-        ),
+        similarities=lambda w: similarity_files(w)["similarities"],
+        scores=lambda w: similarity_files(w)["similarity_scores"],
     output:
         **paper_outputs(PAPER_B, "similarity_outputs"),
     log:
@@ -231,8 +219,8 @@ rule similarity_outputs:
         definition=GENERALIZATION["similarity"],
         layers_title="B-F3: similarity of the training and test tasks' neuron "
         "parameters per layer (mean over the models)",
-        title="B-T4: correlation of parameter similarity with out-of-domain accuracy",
+        title="B-T4: correlation of parameter similarity with out-of-domain score",
         points_title="B-T4 points: per model and test task, similarity (mean over layers) "
-        "and accuracy (%)",
+        "and score (%: accuracy, ROUGE-L x100)",
     script:
         "../../scripts/paper_b/similarity_outputs.py"

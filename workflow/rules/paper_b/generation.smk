@@ -3,6 +3,7 @@ task neurons, B-T1's and B-T2's generation rows and B-F5's generation panels, fo
 models of paper_b.generation.models."""
 
 from skillneurons.data.generation import generation_spec
+from skillneurons.paper_b.groups import task_groups
 
 GENERATION = PAPER_B_CONFIG["generation"]
 GENERATION_TASKS = list(GENERATION["tasks"])

@@ -12,13 +12,24 @@ PAPER_B_FEATURES = [
     )
     if on
 ]
-# Generation outputs exist for the causal LMs of paper_b.generation.models only.
+# Generation outputs exist for the causal LMs of paper_b.generation.models only, the
+# generalization outputs for the models with a group of tasks (generalization_groups).
 GENERATION_OUTPUTS = [output for output in PAPER_B if "generation" in output.requires]
+GENERALIZATION_OUTPUTS = [
+    output for output in PAPER_B if "generalization" in output.requires
+]
 PAPER_B_TARGETS = (
-    targets(
-        [output for output in PAPER_B if output not in GENERATION_OUTPUTS],
-        PAPER_B_FEATURES,
-        list(MODELS),
+    (
+        targets(
+            [
+                output
+                for output in PAPER_B
+                if output not in GENERATION_OUTPUTS + GENERALIZATION_OUTPUTS
+            ],
+            PAPER_B_FEATURES,
+            list(MODELS),
+        )
+        + targets(GENERALIZATION_OUTPUTS, PAPER_B_FEATURES, GENERALIZATION_MODELS)
     )
     if PAPER_B_TASKS
     else []

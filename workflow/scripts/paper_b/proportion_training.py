@@ -1,31 +1,29 @@
-"""Rule proportion_training: from the base model, train only the top-p share of task
-neurons, for every p, and evaluate both groups (paper B, §5.1: B-F2 with the training
-tasks together, wildcard trained = group; A.5: B-F6 with one task)."""
+"""Rule proportion_training: from the base model, train only the top-p share of a group's
+task neurons, for every p, and score both groups' tasks (paper B, §5.1: B-F2 with the
+group's training tasks together, wildcard trained = group; A.5: B-F6 with one task)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
-from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.generalization import proportion_sweep
 from skillneurons.paper_b.relevance import read_task_neuron_tables
+from skillneurons.paper_b.scorers import task_scorers
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
-    trained = snakemake.wildcards.trained
+    group, trained = snakemake.wildcards.group, snakemake.wildcards.trained
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
-    tasks = [*params.train_tasks, *params.test_tasks]
-    encoded = encode_tasks(loaded, inputs.splits, tasks, params.instructions, params.max_length)
-    tables = read_task_neuron_tables(params.train_tasks, inputs.neurons)
     results, metrics = proportion_sweep(
-        task_classifiers(loaded, params.label_words), encoded, tables, params.train_tasks,
-        params.test_tasks, params.proportions,
+        task_scorers(loaded, inputs.splits, params.tasks),
+        read_task_neuron_tables(params.train_tasks, inputs.neurons), group,
+        params.train_tasks, params.test_groups, params.proportions,
         TrainingSettings.from_config(params.training, params.seed),
-        single=None if trained == "group" else trained, batch_size=params.batch_size,
-        output_only=params.output_only, rate_share=params.rate_share,
+        single=None if trained == "group" else trained, output_only=params.output_only,
+        rate_share=params.rate_share,
     )  # fmt: skip
-    identity = {"model": snakemake.wildcards.model, "trained": trained}
+    identity = {"model": snakemake.wildcards.model, "group": group, "trained": trained}
     write_frame_parquet(output.results, results, identity)
     write_json(output.metrics, {**identity, "trainings": metrics})

@@ -1,13 +1,13 @@
-"""Rule similarity_model: fully fine-tune the base model on one training task (M_i), find
-the training and test tasks' neurons on it, and compare their parameters layer by layer
-(paper B, §5.2: B-F3, B-T4)."""
+"""Rule similarity_model: fully fine-tune the base model on one training task (M_i; a
+classification or a generation task), find the training and test tasks' neurons on it,
+and compare their parameters layer by layer (paper B, §5.2: B-F3, B-T4)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
-from skillneurons.paper_b.classifiers import encode_tasks
+from skillneurons.paper_b.scorers import task_scorers
 from skillneurons.paper_b.similarity import model_similarity
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
@@ -15,10 +15,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     task = snakemake.wildcards.task
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
-    tasks = [task, *params.test_tasks]
-    encoded = encode_tasks(loaded, inputs.splits, tasks, params.instructions, params.max_length)
     similarities, scores, metrics = model_similarity(
-        loaded, encoded, task, params.test_tasks, params.label_words,
+        loaded, task_scorers(loaded, inputs.splits, params.tasks), task, params.test_tasks,
         TrainingSettings.from_config(params.training, params.seed),
         freeze_embeddings=params.training["freeze_embeddings"], fraction=params.fraction,
         definitions=params.definitions, relevance=params.relevance, seed=params.seed,

@@ -1,37 +1,44 @@
 """Generalization and specialization through task neurons (paper B, §5.1, appendices
 A.5-A.7): B-F2, B-F6, B-T8 and B-T9..B-T11.
 
-Paper B splits its tasks into a training group and an out-of-domain test group (Table
-3). From the base model, only task neurons are trained:
+Paper B splits its tasks into groups (Table 3): classification (``cls``) and, on a
+causal LM, generation (``gen``), each with training (in-domain) tasks and out-of-domain
+test tasks. From the base model, only task neurons are trained; each task is trained
+and scored through its :class:`skillneurons.paper_b.scorers.TaskScorer` (accuracy for
+classification, ROUGE-L F1 for generation), so one training is scored on both groups:
 
-- **B-F2** (§5.1): the training group's tasks together (a mixture, one task per batch),
+- **B-F2** (§5.1): a group's training tasks together (a mixture, one task per batch),
   each batch updating the top-``p`` share of *its own* task's neurons (the union of the
   tasks' sets is trainable; what a batch may not change is restored after its step,
   :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`), for every ``p``;
-  in-domain (ID: the training tasks' test splits) accuracy is specialization,
-  out-of-domain (OOD: the test tasks') generalization;
+  the in-domain score (ID: the training tasks' test splits) is specialization, the
+  out-of-domain one (OOD: the test tasks' of each group: cls -> cls, cls -> gen,
+  gen -> cls, gen -> gen) generalization;
 - **B-F6** (A.5): the same with one model per training task;
 - **B-T8** (A.6, Eq. 13): the overlap rate ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of the union
   ``N_x`` of the training tasks' top-``p`` sets and the union ``N_y`` of the test
-  tasks', beside what random sets of the same sizes would give, for the classification
-  group and, where a causal LM runs them, between it and the generation group;
-- **B-T9..B-T11** (A.7): at a fixed trained proportion ``q`` the trained set has
-  ``|N_x(q)|`` neurons of which a share ``o`` is drawn from the test tasks' neurons
-  ``N_y(q)`` (all of them when ``N_y(q)`` is smaller than that) and the rest from the
-  other neurons (seeded), for several ``o`` and the natural set ``N_x(q)`` itself;
-  every training task trains the same set.
+  tasks', beside what random sets of the same sizes would give, for every pair of
+  groups;
+- **B-T9..B-T11** (A.7): for a pair of groups (T9 cls -> cls, T10 gen -> gen, T11
+  gen -> cls), at a fixed trained proportion ``q`` the trained set has ``|N_x(q)|``
+  neurons of which a share ``o`` is drawn from the test tasks' neurons ``N_y(q)`` (all
+  of them when ``N_y(q)`` is smaller than that) and the rest from the other neurons
+  (seeded), for several ``o`` and the natural set ``N_x(q)`` itself; every training
+  task trains the same set.
 
 Neurons are found on the base model (paper B's choice when choosing neurons to train).
 Paper B gives no learning rates; the neuron-only rate is set for one trained share and
 shrinks in proportion above it (:func:`training_for_share`).
-Results table (``results/{model}/paper_b/generalization/*.parquet``):
-``experiment`` (``multitask``, ``single``, ``controlled``), ``trained`` (the trained
-task, ``group``, or for B-T9 ``natural`` / ``drawn``), ``proportion`` (p or q),
-``overlap`` (B-T9: the trained set's share of test-task neurons; NaN elsewhere),
-``eval_task``, ``role`` (``id``, ``ood`` or ``other``: another training task after a
-single-task training), ``accuracy``, ``predicted_classes`` (how many labels the model
-predicted on the test split: 1 when training collapsed to one class) and ``correct``
-(bool per test sample).
+Results table (``results/{model}/paper_b/generalization/{group}/*.parquet``):
+``experiment`` (``multitask``, ``single``, ``controlled``), ``group`` (the trained
+group), ``trained`` (the trained task, ``group``, or for B-T9..B-T11 ``natural`` /
+``drawn``), ``proportion`` (p or q), ``overlap`` (B-T9..B-T11: the trained set's share
+of test-task neurons; NaN elsewhere), ``eval_task``, ``eval_group`` (its group),
+``role`` (``id``, ``ood`` or ``other``: another training task after a single-task
+training), ``metric`` (``accuracy`` or ``rouge_l``), ``score`` (the test split's mean),
+``predicted_classes`` (how many labels the model predicted on the test split: 1 when
+training collapsed to one class; 0 for generation) and ``sample_scores`` (float64 per
+test sample: 1/0 for right/wrong, or ROUGE-L F1).
 """
 
 from __future__ import annotations
@@ -43,22 +50,25 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
 from skillneurons.models.neuron_deltas import NeuronDeltas
-from skillneurons.models.training import TrainingSettings, accuracy, predict, train
+from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.relevance import layer_width, task_neurons
+from skillneurons.paper_b.scorers import TaskScorer
 
 COLUMNS = (
     "experiment",
+    "group",
     "trained",
     "proportion",
     "overlap",
     "eval_task",
+    "eval_group",
     "role",
-    "accuracy",
+    "metric",
+    "score",
     "predicted_classes",
-    "correct",
+    "sample_scores",
 )
 Neurons = Mapping[int, np.ndarray]
 
@@ -186,65 +196,57 @@ def controlled_set(
 
 
 def evaluate_rows(
-    heads: Mapping[str, object],
-    tests: Mapping[str, EncodedSplit],
-    batch_size: int,
+    scorers: Mapping[str, TaskScorer],
     meta: Mapping[str, object],
-    roles: Mapping[str, str],
+    roles: Mapping[str, tuple[str, str]],
 ) -> list[dict]:
-    """One row per evaluated task (:data:`COLUMNS`), on the model as it is now."""
+    """One row per evaluated task of ``roles`` (task -> (role, its group);
+    :data:`COLUMNS`), its test split scored on the model as it is now."""
     rows = []
-    for task, split in tests.items():
-        predicted = predict(heads[task], split, batch_size, heads[task].pad_id)
-        correct = (predicted == split.labels).numpy()
+    for task, (role, group) in roles.items():
+        scores, classes = scorers[task].evaluate("test")
         rows.append(
             {
                 **meta,
                 "eval_task": task,
-                "role": roles[task],
-                "accuracy": float(correct.mean()),
-                "predicted_classes": int(predicted.unique().numel()),
-                "correct": correct,
+                "eval_group": group,
+                "role": role,
+                "metric": scorers[task].metric,
+                "score": float(scores.mean()),
+                "predicted_classes": classes,
+                "sample_scores": scores,
             }
         )
     return rows
 
 
 def train_neurons_of_tasks(
-    heads: Mapping[str, object],
-    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    scorers: Mapping[str, TaskScorer],
     neurons: Mapping[str, Neurons],
     training: TrainingSettings,
     *,
     output_only: bool = False,
     progress: bool = True,
 ) -> tuple[NeuronDeltas, dict]:
-    """Train, from the model under ``heads``, the tasks of ``neurons`` together (one
+    """Train, from the model under ``scorers``, the tasks of ``neurons`` together (one
     task per batch, in turn), each batch changing only its own task's neurons; the
-    mean dev accuracy over those tasks chooses the kept state. Returns the trained
-    deltas (still attached: :meth:`NeuronDeltas.remove` restores the base model) and
-    the training's metrics."""
+    mean dev score over those tasks (accuracy or ROUGE-L) chooses the kept state.
+    Returns the trained deltas (still attached: :meth:`NeuronDeltas.remove` restores
+    the base model) and the training's metrics."""
     tasks = list(neurons)
-    model = MultiTaskClassifier([heads[task] for task in tasks])
+    model = MultiTaskClassifier([scorers[task].head for task in tasks])
     model.deltas = NeuronDeltas(model.backbone, union(list(neurons.values())), output_only)
 
     def confine(batch: dict):
         return model.deltas.keep_only(neurons[tasks[int(batch["task"])]])
 
-    def mean_dev_accuracy(_: MultiTaskClassifier) -> float:
-        return float(
-            np.mean(
-                [
-                    accuracy(heads[t], encoded[t]["dev"], training.eval_batch_size, model.pad_id)
-                    for t in tasks
-                ]
-            )
-        )
+    def mean_dev_score(_: MultiTaskClassifier) -> float:
+        return float(np.mean([scorers[task].mean("dev") for task in tasks]))
 
-    mixture = TaskMixture({task: encoded[task]["train"] for task in tasks})
+    mixture = TaskMixture({task: scorers[task].train for task in tasks})
     result = train(
         model, mixture, None, training, model.pad_id, progress=progress,
-        evaluate=mean_dev_accuracy, confine=confine if len(tasks) > 1 else None,
+        evaluate=mean_dev_score, confine=confine if len(tasks) > 1 else None,
     )  # fmt: skip
     deltas = model.deltas
     metrics = {
@@ -254,8 +256,11 @@ def train_neurons_of_tasks(
         },
         "trained_entries": deltas.entries(),
         "best_step": result.best_step,
-        "dev_accuracy": result.best_dev_accuracy,
-        "dev_curve": result.dev_curve,
+        "dev_score": result.best_dev_accuracy,
+        "dev_curve": [
+            {"step": p["step"], "dev_score": p["dev_accuracy"], "train_loss": p["train_loss"]}
+            for p in result.dev_curve
+        ],
     }
     return deltas, metrics
 
@@ -276,59 +281,66 @@ def training_for_share(
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return frame.astype(
-        {"proportion": "float64", "overlap": "float64", "accuracy": "float64",
+        {"proportion": "float64", "overlap": "float64", "score": "float64",
          "predicted_classes": "int64"}
     )  # fmt: skip
 
 
-def _roles(trained: Sequence[str], train_tasks: Sequence[str], test_tasks: Sequence[str]):
-    roles = {task: ("id" if task in trained else "other") for task in train_tasks}
-    return {**roles, **{task: "ood" for task in test_tasks}}
+def _roles(
+    trained: Sequence[str],
+    group: str,
+    train_tasks: Sequence[str],
+    test_groups: Mapping[str, Sequence[str]],
+) -> dict[str, tuple[str, str]]:
+    """task -> (role, group) of every evaluated task: the trained group's training
+    tasks (``id`` when trained, else ``other``), then every test group's tasks (``ood``)."""
+    roles = {task: ("id" if task in trained else "other", group) for task in train_tasks}
+    for name, tasks in test_groups.items():
+        roles.update({task: ("ood", name) for task in tasks})
+    return roles
 
 
 def _train_and_evaluate(
-    heads, encoded, neurons, training, batch_size, meta, roles, output_only
+    scorers, neurons, training, meta, roles, output_only
 ) -> tuple[list[dict], dict]:
-    deltas, metrics = train_neurons_of_tasks(
-        heads, encoded, neurons, training, output_only=output_only
-    )
-    tests = {task: encoded[task]["test"] for task in roles}
-    rows = evaluate_rows(heads, tests, batch_size, meta, roles)
+    deltas, metrics = train_neurons_of_tasks(scorers, neurons, training, output_only=output_only)
+    rows = evaluate_rows(scorers, meta, roles)
     deltas.remove()
     return rows, {**{k: v for k, v in meta.items() if k != "experiment"}, **metrics}
 
 
 def proportion_sweep(
-    heads: Mapping[str, object],
-    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    scorers: Mapping[str, TaskScorer],
     tables: Mapping[str, pd.DataFrame],
+    group: str,
     train_tasks: Sequence[str],
-    test_tasks: Sequence[str],
+    test_groups: Mapping[str, Sequence[str]],
     proportions: Sequence[float],
     training: TrainingSettings,
     *,
     single: str | None = None,
-    batch_size: int,
     output_only: bool = False,
     rate_share: float | None = None,
 ) -> tuple[pd.DataFrame, list[dict]]:
-    """B-F2 (``single`` None: the training tasks together) or B-F6 (``single``: that
-    task alone): for every proportion ``p``, train from the base model only the top-``p``
-    share of each trained task's neurons (``tables``: relevance tables of the training
-    tasks, on the base model; the learning rate per share: :func:`training_for_share`)
-    and evaluate every task of both groups. Returns the results (:data:`COLUMNS`) and
-    each training's metrics."""
+    """B-F2 (``single`` None: the training tasks of ``group`` together) or B-F6
+    (``single``: that task alone): for every proportion ``p``, train from the base model
+    only the top-``p`` share of each trained task's neurons (``tables``: relevance
+    tables of the training tasks, on the base model; the learning rate per share:
+    :func:`training_for_share`) and evaluate the group's training tasks and every task
+    of ``test_groups`` (group -> its test tasks: the group's own and, on a model that
+    runs both, the other group's). Returns the results (:data:`COLUMNS`) and each
+    training's metrics."""
     trained = list(train_tasks) if single is None else [single]
-    roles = _roles(trained, train_tasks, test_tasks)
+    roles = _roles(trained, group, train_tasks, test_groups)
     experiment = "multitask" if single is None else "single"
     rows, metrics = [], []
     for proportion in proportions:
         sets = top_sets({task: tables[task] for task in trained}, proportion)
-        meta = {"experiment": experiment, "trained": single or "group",
+        meta = {"experiment": experiment, "group": group, "trained": single or "group",
                 "proportion": float(proportion), "overlap": float("nan")}  # fmt: skip
         at_share = training_for_share(training, proportion, rate_share)
         new_rows, new_metrics = _train_and_evaluate(
-            heads, encoded, sets, at_share, batch_size, meta, roles, output_only
+            scorers, sets, at_share, meta, roles, output_only
         )
         new_metrics["learning_rate"] = at_share.learning_rate
         rows += new_rows
@@ -337,9 +349,9 @@ def proportion_sweep(
 
 
 def controlled_overlap(
-    heads: Mapping[str, object],
-    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    scorers: Mapping[str, TaskScorer],
     tables: Mapping[str, pd.DataFrame],
+    groups: tuple[str, str],
     train_tasks: Sequence[str],
     test_tasks: Sequence[str],
     proportion: float,
@@ -347,17 +359,17 @@ def controlled_overlap(
     training: TrainingSettings,
     *,
     seed: int,
-    batch_size: int,
     output_only: bool = False,
     rate_share: float | None = None,
 ) -> tuple[pd.DataFrame, list[dict]]:
-    """B-T9 at one trained proportion ``q`` (A.7): the training tasks train together,
-    all on one set, first the natural union ``N_x(q)`` of their top-``q`` neurons, then
-    for every share ``o`` a set of the same size with that share drawn from the test
-    tasks' union ``N_y(q)`` (:func:`controlled_set`, seeded); every task of both groups
-    is evaluated. ``overlap`` records the share of ``N_y(q)`` the trained set reached.
-    ``tables`` holds the relevance tables of both groups' tasks; the learning rate at
-    ``q``: :func:`training_for_share`."""
+    """B-T9..B-T11 at one trained proportion ``q`` (A.7) for a pair of groups
+    ``groups`` (training group, test group: T9 cls-cls, T10 gen-gen, T11 gen-cls): the
+    training tasks train together, all on one set, first the natural union ``N_x(q)``
+    of their top-``q`` neurons, then for every share ``o`` a set of the same size with
+    that share drawn from the test tasks' union ``N_y(q)`` (:func:`controlled_set`,
+    seeded); the training and test tasks are evaluated. ``overlap`` records the share
+    of ``N_y(q)`` the trained set reached. ``tables`` holds the relevance tables of
+    both groups' tasks; the learning rate at ``q``: :func:`training_for_share`."""
     training = training_for_share(training, proportion, rate_share)
     first = tables[train_tasks[0]]
     layers, width = int(first["layer"].max()) + 1, layer_width(first)
@@ -368,16 +380,17 @@ def controlled_overlap(
         ("drawn", controlled_set(y_ids, len(x_ids), share, layers * width, seed))
         for share in shares
     ]
-    roles = _roles(train_tasks, train_tasks, test_tasks)
+    group, test_group = groups
+    roles = _roles(train_tasks, group, train_tasks, {test_group: test_tasks})
     rows, metrics = [], []
     for trained, ids in candidates:
         chosen = from_flat(ids, layers, width)
         reached = len(np.intersect1d(ids, y_ids)) / len(ids) if len(ids) else float("nan")
-        meta = {"experiment": "controlled", "trained": trained,
+        meta = {"experiment": "controlled", "group": group, "trained": trained,
                 "proportion": float(proportion), "overlap": float(reached)}  # fmt: skip
         new_rows, new_metrics = _train_and_evaluate(
-            heads, encoded, {task: chosen for task in train_tasks}, training, batch_size,
-            meta, roles, output_only,
+            scorers, {task: chosen for task in train_tasks}, training, meta, roles,
+            output_only,
         )  # fmt: skip
         new_metrics["learning_rate"] = training.learning_rate
         rows += new_rows

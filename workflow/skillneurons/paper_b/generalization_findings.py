@@ -9,23 +9,28 @@ multi-task specialization declines at 100%     in-domain accuracy at the second-
 single-task specialization rises (A.5, B-F6)   in-domain accuracy at the largest share
                                                minus at the smallest, mean over the
                                                models; test samples
-generalization rises with the share (§5.1,     out-of-domain accuracy at the largest share
-B-F2)                                          minus at the smallest, test tasks' mean;
+generalization rises with the share (§5.1,     out-of-domain score at the largest share
+B-F2; cls -> cls, gen -> cls, gen -> gen)      minus at the smallest, test tasks' mean;
                                                test samples
+trained on classification, generation          the generation test tasks' rise from the
+generalizes less than trained on generation    smallest to the largest share, gen -> gen
+(§5.1, B-F2: cls -> gen flat)                  minus cls -> gen; test samples
 the groups' neurons overlap more than random   overlap rate minus random sets' at the
 sets (A.6, B-T8; every pair of groups)         smallest share; neurons
 the overlap rises with the share (A.6, B-T8;   overlap rate at the largest share below
 every pair of groups)                          100% minus at the smallest; neurons
-a larger share of test-task neurons            out-of-domain accuracy at the largest share
-generalizes better (A.7, B-T9)                 o minus at the smallest, mean over q; test
-                                               samples
+a larger share of test-task neurons            out-of-domain score at the largest share
+generalizes better (A.7, B-T9..B-T11; every    o minus at the smallest, mean over q; test
+controlled pair)                               samples
 similarity correlates with generalization      Pearson's r of similarity and
 (§5.2, B-T4)                                   out-of-domain accuracy, centred within each
                                                test task; (model, test task) pairs
 =============================================  ============================================
 
-A fixed contrast stands for "peaks below 100%": the maximum over shares would be biased
-upwards by its own noise and could hold with no peak at all.
+The specialization rows are decided per trained group (the generation group's name
+``(gen)``); scores are accuracy for classification and ROUGE-L F1 for generation, per
+test sample. A fixed contrast stands for "peaks below 100%": the maximum over shares
+would be biased upwards by its own noise and could hold with no peak at all.
 
 An accuracy contrast that compares a model which predicted a single class for an
 evaluated task (``predicted_classes`` 1: its training collapsed) measures that
@@ -45,28 +50,61 @@ from skillneurons.paper_b.generalization import Group, group_pairs, random_overl
 from skillneurons.paper_b.relevance import layer_width
 from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
 
-SPECIALIZATION_PEAK = Claim(
-    "trained together, the tasks' specialization is lower with 100% of their neurons "
-    "than with the next smaller share",
+#: Where paper B's multi-task specialization peaks, per group (§5.1, Figure 2).
+PAPER_PEAK = {"cls": 70, "gen": 50}
+
+
+def _named(pair: str, default: str) -> str:
+    """`` (pair)`` after a claim's statement, nothing for the ``default`` one."""
+    return "" if pair == default else f" ({pair})"
+
+
+def specialization_claims(group: str) -> tuple[Claim, Claim]:
+    """B-F2's and B-F6's specialization claims for a group (``cls``: named as before,
+    ``gen``: the generation group, scored by ROUGE-L)."""
+    named = _named(group, "cls")
+    peak = Claim(
+        "trained together, the tasks' specialization is lower with 100% of their neurons "
+        f"than with the next smaller share{named}",
+        "§5.1, B-F2",
+        "in-domain score at the second-largest share - at the largest, training tasks' mean",
+        "test samples of each task",
+        f"peak at {PAPER_PEAK[group]}% of the neurons",
+    )
+    single = Claim(
+        "trained alone, a task's specialization rises with the share of its neurons "
+        f"trained{named}",
+        "A.5, B-F6",
+        "in-domain score at the largest share - at the smallest, mean over the models",
+        "test samples of each task",
+        "rises steadily (Figure 6)",
+    )
+    return peak, single
+
+
+def generalization_claim(pair: str) -> Claim:
+    """B-F2's generalization claim for a pair of groups (training-test: ``cls-cls``,
+    ``gen-cls``, ``gen-gen``; cls-gen has :data:`CLS_GEN_FLAT` instead)."""
+    return Claim(
+        f"generalization rises with the share of task neurons trained{_named(pair, 'cls-cls')}",
+        "§5.1, B-F2",
+        "out-of-domain score at the largest share - at the smallest, test tasks' mean",
+        "test samples of each task",
+        f"rises steadily ({pair.replace('-', ' -> ')})",
+    )
+
+
+CLS_GEN_FLAT = Claim(
+    "trained on classification, generation generalizes less with the share than "
+    "trained on generation",
     "§5.1, B-F2",
-    "in-domain accuracy at the second-largest share - at the largest, training tasks' mean",
+    "rise of the generation test tasks' score from the smallest to the largest share: "
+    "gen -> gen - cls -> gen",
     "test samples of each task",
-    "peak at 70% of the neurons (classification)",
+    "cls -> gen stays at about zero-shot; gen -> gen rises",
 )
-SPECIALIZATION_SINGLE = Claim(
-    "trained alone, a task's specialization rises with the share of its neurons trained",
-    "A.5, B-F6",
-    "in-domain accuracy at the largest share - at the smallest, mean over the models",
-    "test samples of each task",
-    "rises steadily (Figure 6)",
-)
-GENERALIZATION_RISES = Claim(
-    "generalization rises with the share of task neurons trained",
-    "§5.1, B-F2",
-    "out-of-domain accuracy at the largest share - at the smallest, test tasks' mean",
-    "test samples of each task",
-    "rises steadily (cls -> cls)",
-)
+SPECIALIZATION_PEAK, SPECIALIZATION_SINGLE = specialization_claims("cls")
+GENERALIZATION_RISES = generalization_claim("cls-cls")
 #: B-T8's overlap rates (%) at 10% and 70% for each pair of groups (training-test).
 PAPER_OVERLAP = {
     "cls-cls": (20.8, 96.2),
@@ -100,39 +138,51 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
 
 
 OVERLAP_ABOVE_RANDOM, OVERLAP_RISES = overlap_claim_pair("cls-cls")
-CONTROLLED_RISES = Claim(
-    "at a fixed trained share, more test-task neurons among them generalize better",
-    "A.7, B-T9",
-    "out-of-domain accuracy at the largest share of test-task neurons - at the smallest, "
-    "mean over trained shares",
-    "test samples of each task",
-    "+2.0 points from 10% to 100% (q = 10%)",
-)
+
+
+def controlled_claim_for(pair: str) -> Claim:
+    """B-T9..B-T11's claim for a pair of groups (T9 cls-cls, T10 gen-gen, T11 gen-cls)."""
+    table, gain = PAPER_CONTROLLED.get(pair, ("B-T9", None))
+    return Claim(
+        "at a fixed trained share, more test-task neurons among them generalize better"
+        + _named(pair, "cls-cls"),
+        f"A.7, {table}",
+        "out-of-domain score at the largest share of test-task neurons - at the smallest, "
+        "mean over trained shares",
+        "test samples of each task",
+        f"+{gain} points from 10% to 100% (q = 10%)" if gain is not None else "",
+    )
+
+
+#: B-T9..B-T11 (paper B, A.7): each pair's table and gain from o = 10% to 100% at q = 10%.
+PAPER_CONTROLLED = {"cls-cls": ("B-T9", 2.0), "gen-gen": ("B-T10", 1.5), "gen-cls": ("B-T11", 1.3)}
+CONTROLLED_RISES = controlled_claim_for("cls-cls")
 SIMILARITY_CORRELATES = Claim(
     "parameter similarity correlates positively with generalization",
     "§5.2, B-T4",
-    "Pearson's r of similarity and out-of-domain accuracy, centred within each test task",
+    "Pearson's r of similarity and out-of-domain score, centred within each test task",
     "model x test task pairs",
     "Pearson >= 0.79 per test task",
 )
 
 
-def _correct(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
-    """(trained, proportion, overlap, eval_task) -> bool per test sample."""
+def _cells(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
+    """(group, trained, proportion, overlap, eval_task) -> score per test sample (the
+    overlap of B-F2's and B-F6's rows is -1)."""
+    frame = frame.fillna({"overlap": -1.0})
     return {
-        (row.trained, float(row.proportion), float(row.overlap), row.eval_task): np.asarray(
-            row.correct, bool
-        )
+        (row.group, row.trained, float(row.proportion), float(row.overlap), row.eval_task):
+            np.asarray(row.sample_scores, np.float64)
         for row in frame.itertuples()
-    }
+    }  # fmt: skip
 
 
 def _sample_units(frame: pd.DataFrame) -> dict[str, int]:
     first = frame.drop_duplicates("eval_task")
-    return {f"{row.eval_task}: test samples": len(row.correct) for row in first.itertuples()}
+    return {f"{row.eval_task}: test samples": len(row.sample_scores) for row in first.itertuples()}
 
 
-def _mean_accuracy(cells, keys, indices) -> float:
+def _mean_score(cells, keys, indices) -> float:
     return float(np.mean([cells[key][indices[f"{key[-1]}: test samples"]].mean() for key in keys]))
 
 
@@ -153,43 +203,69 @@ def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
     }
 
 
+def _share_gap(frame: pd.DataFrame, role: str, high: float, low: float):
+    """The statistic ``role`` score at share ``high`` minus at ``low``, averaged over
+    the trained models and their ``role`` tasks of ``frame`` (one trained group), with
+    the result rows it compares."""
+    cells = _cells(frame)
+    rows = frame[frame["role"] == role]
+    keys = list(rows[["group", "trained", "eval_task"]].drop_duplicates().itertuples(index=False))
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        upper = _mean_score(cells, [(g, t, high, -1.0, e) for g, t, e in keys], indices)
+        lower = _mean_score(cells, [(g, t, low, -1.0, e) for g, t, e in keys], indices)
+        return upper - lower
+
+    return statistic, rows[rows["proportion"].isin([high, low])]
+
+
 def share_contrast(
     claim: Claim, frame: pd.DataFrame, role: str, high: float, low: float, settings
 ) -> dict:
-    """``role`` accuracy at share ``high`` minus at ``low``, averaged over the trained
-    models and their ``role`` tasks (B-F2, B-F6); refused where a compared model
+    """``role`` score at share ``high`` minus at ``low``, averaged over the trained
+    models and their ``role`` tasks (B-F2, B-F6; ``frame``: one trained group's rows,
+    the out-of-domain ones of one test group); refused where a compared model
     collapsed (:func:`refuse_collapsed`)."""
-    cells = _correct(frame.fillna({"overlap": -1.0}))
-    rows = frame[frame["role"] == role]
-    pairs = rows[["trained", "eval_task"]].drop_duplicates().itertuples(index=False)
-    keys = [(trained, task) for trained, task in pairs]
-
-    def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        upper = _mean_accuracy(cells, [(t, high, -1.0, e) for t, e in keys], indices)
-        lower = _mean_accuracy(cells, [(t, low, -1.0, e) for t, e in keys], indices)
-        return upper - lower
-
-    compared = rows[rows["proportion"].isin([high, low])]
-    return refuse_collapsed(decide(claim, statistic, _sample_units(rows), settings), compared)
+    if frame.empty:
+        return unavailable(claim, "no results")
+    statistic, compared = _share_gap(frame, role, high, low)
+    units = _sample_units(frame[frame["role"] == role])
+    return refuse_collapsed(decide(claim, statistic, units, settings), compared)
 
 
-def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings) -> dict:
-    """:data:`CONTROLLED_RISES` on B-T9's drawn sets."""
+def cls_gen_claim(from_cls: pd.DataFrame, from_gen: pd.DataFrame, settings) -> dict:
+    """:data:`CLS_GEN_FLAT`: the generation test tasks' rise with the share after the
+    generation group's training minus after the classification group's (both B-F2
+    rows on the generation test tasks; their test samples resampled together)."""
+    ends = [sorted(rows["proportion"].unique()) for rows in (from_cls, from_gen)]
+    if ends[0] != ends[1]:
+        raise ValueError(f"the groups' B-F2 shares differ: {ends[0]} and {ends[1]}")
+    gen_gap, _ = _share_gap(from_gen, "ood", ends[0][-1], ends[0][0])
+    cls_gap, _ = _share_gap(from_cls, "ood", ends[0][-1], ends[0][0])
+    units = _sample_units(from_gen[from_gen["role"] == "ood"])
+    return decide(CLS_GEN_FLAT, lambda i: gen_gap(i) - cls_gap(i), units, settings)
+
+
+def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings, pair="cls-cls") -> dict:
+    """B-T9..B-T11's claim (:func:`controlled_claim_for`) on one pair's drawn sets
+    (``frame``: that pair's results)."""
+    claim = controlled_claim_for(pair)
     drawn = frame[(frame["trained"] == "drawn") & (frame["role"] == "ood")]
     if drawn.empty:
-        return unavailable(CONTROLLED_RISES, "no controlled-overlap results")
-    cells = _correct(drawn)
+        return unavailable(claim, "no controlled-overlap results")
+    cells = _cells(drawn)
+    group = drawn["group"].iloc[0]
     tasks = list(dict.fromkeys(drawn["eval_task"]))
     ends = {
-        q: (group["overlap"].min(), group["overlap"].max())
-        for q, group in drawn.groupby("proportion")
+        q: (rows["overlap"].min(), rows["overlap"].max())
+        for q, rows in drawn.groupby("proportion")
     }
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         gaps = []
         for q, (low, high) in ends.items():
-            upper = _mean_accuracy(cells, [("drawn", q, high, t) for t in tasks], indices)
-            lower = _mean_accuracy(cells, [("drawn", q, low, t) for t in tasks], indices)
+            upper = _mean_score(cells, [(group, "drawn", q, high, t) for t in tasks], indices)
+            lower = _mean_score(cells, [(group, "drawn", q, low, t) for t in tasks], indices)
             gaps.append(upper - lower)
         return float(np.mean(gaps))
 
@@ -197,7 +273,7 @@ def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings) -> dict:
         [ends[row.proportion][0] == row.overlap or ends[row.proportion][1] == row.overlap
          for row in drawn.itertuples()]
     ]  # fmt: skip
-    row = decide(CONTROLLED_RISES, statistic, _sample_units(drawn), settings)
+    row = decide(claim, statistic, _sample_units(drawn), settings)
     return refuse_collapsed(row, compared)
 
 
@@ -258,11 +334,11 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
     centred = points.assign(
         similarity=points["similarity"]
         - points.groupby("test_task")["similarity"].transform("mean"),
-        accuracy=points["accuracy"] - points.groupby("test_task")["accuracy"].transform("mean"),
-    ).dropna(subset=["similarity", "accuracy"])
+        score=points["score"] - points.groupby("test_task")["score"].transform("mean"),
+    ).dropna(subset=["similarity", "score"])
     if len(centred) < 4:
         return unavailable(SIMILARITY_CORRELATES, f"{len(centred)} points; at least 4 needed")
-    x, y = centred["similarity"].to_numpy(), centred["accuracy"].to_numpy()
+    x, y = centred["similarity"].to_numpy(), centred["score"].to_numpy()
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         chosen = indices["model x test task pairs"]
@@ -274,6 +350,49 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
     return decide(SIMILARITY_CORRELATES, statistic, {"model x test task pairs": len(x)}, settings)
 
 
+def proportion_claims(results: pd.DataFrame, settings: BootstrapSettings) -> list[dict]:
+    """B-F2's and B-F6's claims for every trained group of ``results`` (the group's
+    specialization peak, single-task rise, and generalization rise for each test group;
+    cls -> gen: :data:`CLS_GEN_FLAT`)."""
+    rows = []
+    multitask = results[results["experiment"] == "multitask"]
+    single = results[results["experiment"] == "single"]
+    for group in dict.fromkeys(multitask["group"]):
+        together = multitask[multitask["group"] == group]
+        alone = single[single["group"] == group]
+        shares = sorted(together["proportion"].unique())
+        peak, rises = specialization_claims(group)
+        rows.append(share_contrast(peak, together, "id", shares[-2], shares[-1], settings))
+        rows.append(
+            share_contrast(
+                rises,
+                alone,
+                "id",
+                alone["proportion"].max(),
+                alone["proportion"].min(),
+                settings,
+            )  # fmt: skip
+        )
+        for tested in dict.fromkeys(together["eval_group"]):
+            pair = f"{group}-{tested}"
+            if pair == "cls-gen":
+                continue
+            chosen = together[(together["eval_group"] == tested) | (together["role"] != "ood")]
+            rows.append(
+                share_contrast(
+                    generalization_claim(pair), chosen, "ood", shares[-1], shares[0], settings
+                )
+            )
+    on_gen = multitask[multitask["eval_group"] == "gen"]
+    if {"cls", "gen"} <= set(on_gen["group"]):
+        rows.append(
+            cls_gen_claim(
+                on_gen[on_gen["group"] == "cls"], on_gen[on_gen["group"] == "gen"], settings
+            )
+        )
+    return rows
+
+
 def generalization_claims(
     results: pd.DataFrame,
     groups: Mapping[str, Group],
@@ -283,30 +402,27 @@ def generalization_claims(
 ) -> list[dict]:
     """The rows of the module docstring's table, in its order. ``results`` holds every
     generalization result file (:mod:`skillneurons.paper_b.generalization`), told apart
-    by their ``experiment`` column; ``groups`` the groups' training and test tasks'
-    task-neuron tables (``"cls"``, and ``"gen"`` where the model runs the generation
-    tasks: B-T8's claims for every pair), ``points`` B-T4's (model, test task) points."""
+    by their ``experiment`` and ``group`` columns; ``groups`` the groups' training and
+    test tasks' task-neuron tables (``"cls"``, and ``"gen"`` where the model runs the
+    generation tasks: claims for every pair), ``points`` B-T4's (model, test task)
+    points."""
     overlap_rows = [
         row
         for pair, train, test in group_pairs(groups)
         for row in overlap_claims(train, test, overlap_proportions, settings, pair)
     ]
-    group = results[results["experiment"] == "multitask"]
-    single = results[results["experiment"] == "single"]
-    shares = sorted(group["proportion"].unique())
-    rows = [
-        share_contrast(SPECIALIZATION_PEAK, group, "id", shares[-2], shares[-1], settings),
-        share_contrast(
-            SPECIALIZATION_SINGLE,
-            single,
-            "id",
-            single["proportion"].max(),
-            single["proportion"].min(),
-            settings,
-        ),  # fmt: skip
-        share_contrast(GENERALIZATION_RISES, group, "ood", shares[-1], shares[0], settings),
+    controlled = results[results["experiment"] == "controlled"]
+    controlled_rows = [
+        controlled_claim(rows, settings, f"{group}-{tested}")
+        for (group, tested), rows in controlled[controlled["role"] == "ood"].groupby(
+            ["group", "eval_group"], sort=False
+        )
+    ]
+    if controlled.empty:
+        controlled_rows = [unavailable(CONTROLLED_RISES, "no controlled-overlap results")]
+    return [
+        *proportion_claims(results, settings),
         *overlap_rows,
-        controlled_claim(results[results["experiment"] == "controlled"], settings),
+        *controlled_rows,
         similarity_claim(points, settings),
     ]
-    return rows

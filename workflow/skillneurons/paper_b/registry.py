@@ -107,9 +107,10 @@ PAPER_B: tuple[PaperOutput, ...] = (
     ),
     PaperOutput(
         "B-F2, B-F6",
-        "in-domain (specialization) and out-of-domain (generalization) accuracy vs the "
-        "share of task neurons trained: the training tasks together (B-F2), one model "
-        "per task (B-F6); classification group only",
+        "in-domain (specialization) and out-of-domain (generalization) score vs the "
+        "share of task neurons trained: a group's training tasks together (B-F2), one "
+        "model per task (B-F6); the classification group, and the generation group on a "
+        "causal LM, each scored on both groups' test tasks",
         GENERALIZATION,
         (
             Product(
@@ -130,8 +131,9 @@ PAPER_B: tuple[PaperOutput, ...] = (
     ),
     PaperOutput(
         "B-T9",
-        "out-of-domain accuracy at fixed trained shares with a controlled share of "
-        "test-task neurons (cls -> cls; B-T10, B-T11 need generation tasks)",
+        "out-of-domain score at fixed trained shares with a controlled share of "
+        "test-task neurons: B-T9 cls -> cls; B-T10 gen -> gen, B-T11 gen -> cls on a "
+        "causal LM with the generation group",
         GENERALIZATION,
         (table_product("controlled_table", "B-T9"),),
         requires=("generalization",),
@@ -139,7 +141,7 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-F3, B-T4",
         "similarity of the training and test tasks' neuron parameters per layer; its "
-        "correlation with out-of-domain accuracy",
+        "correlation with out-of-domain score (one model per training task of each group)",
         GENERALIZATION,
         (
             Product(

@@ -4,8 +4,11 @@ One model ``M_i`` is fully fine-tuned per training task ``i``. Inside ``M_i``, p
 layer, the parameters ``P^i_i`` of the training task's neurons are compared with the
 parameters ``P^i_j`` of each out-of-domain test task's neurons (both sets found on
 ``M_i``, the evaluated model) by a cosine similarity; B-F3 plots it per layer (mean
-over the models), B-T4 correlates it (mean over layers) with ``M_i``'s accuracy on
-test task ``j``.
+over the models), B-T4 correlates it (mean over layers) with ``M_i``'s score on
+test task ``j`` (accuracy, or ROUGE-L F1 for a generation task; the training tasks of
+both groups train a model each, and every group's test tasks are compared; B-F3 shows
+each test task's profile averaged over all the models, paper B's panel c, the
+generation-trained models alone, is not drawn separately).
 
 A neuron's parameter vector ``θ_n`` is its entries of the seam
 (:func:`skillneurons.models.sites.neuron_parameters`: its output-projection column,
@@ -37,11 +40,10 @@ from scipy.stats import pearsonr, spearmanr
 
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.sites import ffn_sites, neuron_parameters
-from skillneurons.models.training import TrainingSettings
-from skillneurons.paper_b.classifiers import task_classifiers
-from skillneurons.paper_b.evaluation import correct_on
-from skillneurons.paper_b.multitask import train_multitask
+from skillneurons.models.training import TrainingSettings, train
+from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.relevance import relevance_tables
+from skillneurons.paper_b.scorers import TaskScorer
 
 DEFINITIONS = ("masked", "centroid", "rank_paired", "delta")
 #: Correlations need at least this many (model, test task) points.
@@ -159,22 +161,20 @@ def similarity_frame(
 
 def correlation_table(points: pd.DataFrame) -> pd.DataFrame:
     """B-T4: per test task, Pearson's r and Spearman's rho (with p-values) between the
-    models' similarity (mean over layers) and their accuracy on it; NaN below
+    models' similarity (mean over layers) and their score on it; NaN below
     :data:`MIN_POINTS` models. A last ``pooled`` row correlates all points after
     centring both within each test task (so tasks' levels do not count).
 
-    ``points`` has ``trained``, ``test_task``, ``similarity`` and ``accuracy``."""
+    ``points`` has ``trained``, ``test_task``, ``similarity`` and ``score``."""
     rows = []
     for task, group in points.groupby("test_task", sort=False):
-        rows.append({"test_task": task, **_correlations(group["similarity"], group["accuracy"])})
+        rows.append({"test_task": task, **_correlations(group["similarity"], group["score"])})
     centred = points.assign(
         similarity=points["similarity"]
         - points.groupby("test_task")["similarity"].transform("mean"),
-        accuracy=points["accuracy"] - points.groupby("test_task")["accuracy"].transform("mean"),
+        score=points["score"] - points.groupby("test_task")["score"].transform("mean"),
     )
-    rows.append(
-        {"test_task": "pooled", **_correlations(centred["similarity"], centred["accuracy"])}
-    )
+    rows.append({"test_task": "pooled", **_correlations(centred["similarity"], centred["score"])})
     return pd.DataFrame(rows)
 
 
@@ -202,10 +202,9 @@ def _correlations(x: pd.Series, y: pd.Series) -> dict:
 
 def model_similarity(
     loaded: LoadedModel,
-    encoded: Mapping[str, Mapping[str, object]],
+    scorers: Mapping[str, TaskScorer],
     trained: str,
     test_tasks: Sequence[str],
-    label_words: Mapping[str, Sequence[str]],
     training: TrainingSettings,
     *,
     freeze_embeddings: bool,
@@ -214,27 +213,41 @@ def model_similarity(
     relevance: Mapping[str, object],
     seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """One ``M_i`` (the module docstring): fully fine-tune ``loaded`` on ``trained``,
-    find the trained and the test tasks' neurons on it (their training splits,
-    ``relevance`` settings of :func:`skillneurons.paper_b.relevance.relevance_tables`),
-    and return the similarity frame (:func:`similarity_frame`), the model's test
-    results on every task (``eval_task``, ``accuracy``, ``correct``) and the
-    training's metrics. ``loaded``'s weights are changed."""
+    """One ``M_i`` (the module docstring): fully fine-tune ``loaded`` on ``trained``
+    (its :class:`~skillneurons.paper_b.scorers.TaskScorer`: a classification or a
+    generation task; the best dev score kept), find the trained and the test tasks'
+    neurons on it (their training splits, ``relevance`` settings of
+    :func:`skillneurons.paper_b.relevance.relevance_tables`), and return the similarity
+    frame (:func:`similarity_frame`), the model's test results on every task
+    (``eval_task``, ``metric``, ``score``, ``sample_scores``) and the training's
+    metrics. ``loaded``'s weights are changed."""
     base = snapshot(parameter_places(loaded.model)) if "delta" in definitions else None
-    _, metrics = train_multitask(
-        loaded, {trained: encoded[trained]}, {trained: label_words[trained]}, training,
-        freeze_embeddings,
+    scorer = scorers[trained]
+    parameters = unfreeze_backbone(loaded, freeze_embeddings)
+    result = train(
+        scorer.head, scorer.train, None, training, scorer.head.pad_id,
+        evaluate=lambda _: scorer.mean("dev"),
     )  # fmt: skip
+    for parameter in loaded.model.parameters():
+        parameter.requires_grad_(False)
     tasks = [trained, *test_tasks]
-    heads = task_classifiers(loaded, {task: label_words[task] for task in tasks})
     tables = relevance_tables(
-        heads, {task: encoded[task]["train"] for task in tasks}, **relevance, seed=seed
-    )
+        {task: scorers[task].head for task in tasks},
+        {task: scorers[task].train for task in tasks}, **relevance, seed=seed,
+    )  # fmt: skip
     frame = similarity_frame(
         parameter_places(loaded.model), tables, trained, test_tasks, fraction, definitions, base
     )
     scores = []
     for task in tasks:
-        correct = correct_on(heads[task], encoded[task]["test"], relevance["batch_size"])
-        scores.append({"eval_task": task, "accuracy": float(correct.mean()), "correct": correct})
+        values, _ = scorers[task].evaluate("test")
+        scores.append({"eval_task": task, "metric": scorers[task].metric,
+                       "score": float(values.mean()), "sample_scores": values})  # fmt: skip
+    metrics = {
+        "dev_curve": result.dev_curve,
+        "best_step": result.best_step,
+        "steps": result.steps,
+        "dev_score": result.best_dev_accuracy,
+        "trained_parameters": parameters,
+    }
     return frame, pd.DataFrame(scores), metrics

@@ -156,9 +156,17 @@ def mean_row(frame: pd.DataFrame, label: str = "mean") -> pd.DataFrame:
     )
 
 
-def _role_means(rows: pd.DataFrame) -> dict[str, float]:
-    means = rows.groupby("role")["accuracy"].mean()
-    return {f"{role}_mean": 100 * float(means.get(role, np.nan)) for role in ("id", "ood")}
+def _role_means(rows: pd.DataFrame, group: str) -> dict[str, float]:
+    """Mean in-domain score, out-of-domain score on the trained group's own test tasks
+    and, where scored, on the other group's (``ood_cross_mean``), in %."""
+    own = rows["eval_group"] == group
+    means = {
+        "id_mean": rows.loc[rows["role"] == "id", "score"].mean(),
+        "ood_mean": rows.loc[(rows["role"] == "ood") & own, "score"].mean(),
+    }
+    if (~own).any():
+        means["ood_cross_mean"] = rows.loc[(rows["role"] == "ood") & ~own, "score"].mean()
+    return {name: 100 * float(value) for name, value in means.items()}
 
 
 def _single_class(rows: pd.DataFrame) -> float:
@@ -169,29 +177,29 @@ def _single_class(rows: pd.DataFrame) -> float:
     return float((rows["predicted_classes"] == 1).sum())
 
 
-def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
-    """B-F2 / B-F6: per trained task (``group`` for B-F2) and proportion, the mean
-    in-domain and out-of-domain accuracy (%), every evaluated task's, and how many
-    tasks the model predicted one class for; a first row per trained task at
-    proportion 0 is the untrained (zero-shot) model."""
-    base = reference_scores(zero_shot, "zero_shot")
+def proportion_table(results: pd.DataFrame, zero_shot: Mapping[str, float]) -> pd.DataFrame:
+    """B-F2 / B-F6: per trained group, trained task (``group`` for B-F2) and
+    proportion, the mean in-domain and out-of-domain score (%: accuracy, ROUGE-L x
+    100; :func:`_role_means`), every evaluated task's, and how many tasks the model
+    predicted one class for; a first row per trained task at proportion 0 is the
+    untrained model (``zero_shot``: task -> its score)."""
     tasks = list(dict.fromkeys(results["eval_task"]))
     rows = []
-    for trained, group in results.groupby("trained", sort=False):
-        roles = dict(zip(group["eval_task"], group["role"], strict=False))
-        untrained = pd.DataFrame(
-            {"eval_task": tasks, "role": [roles[t] for t in tasks],
-             "accuracy": [base[t] for t in tasks]}
-        )  # fmt: skip
-        points = [(0.0, untrained), *group.groupby("proportion", sort=True)]
+    for (group, trained), chosen in results.groupby(["group", "trained"], sort=False):
+        evaluated = chosen.drop_duplicates("eval_task")
+        untrained = evaluated.drop(columns=["predicted_classes"]).assign(
+            score=[zero_shot[task] for task in evaluated["eval_task"]]
+        )
+        points = [(0.0, untrained), *chosen.groupby("proportion", sort=True)]
         for proportion, rows_at in points:
-            accuracy = dict(zip(rows_at["eval_task"], rows_at["accuracy"], strict=True))
+            score = dict(zip(rows_at["eval_task"], rows_at["score"], strict=True))
             rows.append(
                 {
+                    "group": group,
                     "trained": trained,
                     "proportion": float(proportion),
-                    **_role_means(rows_at),
-                    **{task: 100 * accuracy[task] for task in tasks},
+                    **_role_means(rows_at, group),
+                    **{task: 100 * score[task] for task in tasks if task in score},
                     "single_class_tasks": _single_class(rows_at),
                 }
             )
@@ -199,27 +207,33 @@ def proportion_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataF
 
 
 def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
-    """B-T9: per trained proportion ``q`` and set (the natural one first, then the
-    drawn ones by share), the share of test-task neurons in the trained set (%), the
-    mean out-of-domain and in-domain accuracy (%) and how many tasks the model
+    """B-T9..B-T11: per pair of groups (``pair``: training-test group; T9 cls-cls,
+    T10 gen-gen, T11 gen-cls), trained proportion ``q`` and set (the natural one first,
+    then the drawn ones by share), the share of test-task neurons in the trained set
+    (%), the mean out-of-domain and in-domain score (%) and how many tasks the model
     predicted one class for."""
     rows = []
-    keys = ["proportion", "trained", "overlap"]
-    for (proportion, trained, overlap), group in results.groupby(keys, sort=False):
+    tested = results.loc[results["role"] == "ood"].groupby(["group", "proportion"])
+    test_group = tested["eval_group"].first()
+    keys = ["group", "proportion", "trained", "overlap"]
+    for (group, proportion, trained, overlap), chosen in results.groupby(keys, sort=False):
+        pair = f"{group}-{test_group[(group, proportion)]}"
         rows.append(
             {
+                "pair": pair,
                 "proportion": float(proportion),
                 "trained": trained,
                 "overlap": 100 * float(overlap),
-                **_role_means(group),
-                "single_class_tasks": _single_class(group),
+                "ood_mean": 100 * float(chosen.loc[chosen["role"] == "ood", "score"].mean()),
+                "id_mean": 100 * float(chosen.loc[chosen["role"] == "id", "score"].mean()),
+                "single_class_tasks": _single_class(chosen),
             }
         )
     frame = pd.DataFrame(rows)
     order = frame["trained"].map({"natural": 0, "drawn": 1})
     return (
         frame.assign(_order=order)
-        .sort_values(["proportion", "_order", "overlap"], kind="stable")
+        .sort_values(["pair", "proportion", "_order", "overlap"], kind="stable")
         .drop(columns="_order")
         .reset_index(drop=True)
     )
@@ -239,18 +253,18 @@ def similarity_points(
     similarities: pd.DataFrame, scores: pd.DataFrame, definition: str
 ) -> pd.DataFrame:
     """B-T4's points: per model ``M_i`` (``trained``) and test task, the similarity
-    (``definition``, mean over layers with both sets non-empty) and ``M_i``'s accuracy
-    on the test task (%)."""
+    (``definition``, mean over layers with both sets non-empty) and ``M_i``'s score on
+    the test task (%: accuracy, ROUGE-L x 100)."""
     chosen = similarities[similarities["definition"] == definition]
     means = chosen.groupby(["trained", "test_task"], sort=False)["similarity"].mean()
-    accuracy = scores.set_index(["trained", "eval_task"])["accuracy"]
+    score = scores.set_index(["trained", "eval_task"])["score"]
     return pd.DataFrame(
         [
             {
                 "trained": trained,
                 "test_task": task,
                 "similarity": float(value),
-                "accuracy": 100 * float(accuracy[(trained, task)]),
+                "score": 100 * float(score[(trained, task)]),
             }
             for (trained, task), value in means.items()
         ]

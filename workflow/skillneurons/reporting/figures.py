@@ -406,21 +406,24 @@ def effect_heatmaps(
 
 def proportion_figure(panels: Mapping[str, pd.DataFrame], title: str) -> plt.Figure:
     """B-F2 / B-F6: mean in-domain (specialization) and out-of-domain (generalization)
-    accuracy against the proportion of task neurons trained, one panel per trained
+    score against the proportion of task neurons trained, one panel per trained
     model (:func:`skillneurons.paper_b.tables.proportion_table` rows; proportion 0 is
-    the untrained model)."""
+    the untrained model); the other group's test tasks as a third line where scored."""
     figure, axes = _grid(len(panels), width=3.4, height=2.8, columns=4)
     for axis, (name, rows) in zip(axes, panels.items(), strict=False):
         rows = rows.sort_values("proportion")
         for column, label, color in (
             ("id_mean", "in-domain (specialization)", "tab:blue"),
-            ("ood_mean", "out-of-domain (generalization)", "tab:orange"),
+            ("ood_mean", "out-of-domain, same group", "tab:orange"),
+            ("ood_cross_mean", "out-of-domain, other group", "tab:green"),
         ):
+            if column not in rows or rows[column].isna().all():
+                continue
             axis.plot(100 * rows["proportion"], rows[column], marker="o", markersize=3,
                       color=color, label=label)  # fmt: skip
         axis.set_title(name, fontsize=9)
         axis.set_xlabel("task neurons trained (%)", fontsize=8)
-        axis.set_ylabel("accuracy (%)", fontsize=8)
+        axis.set_ylabel("score (%: accuracy, ROUGE-L x100)", fontsize=8)
         axis.tick_params(labelsize=7)
         axis.legend(fontsize=6)
     figure.suptitle(title, fontsize=10)
