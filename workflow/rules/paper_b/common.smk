@@ -154,6 +154,13 @@ def controlled_groups(wildcards):
     return groups[first][0], groups[second][1]
 
 
+def controlled_tasks(wildcards):
+    """The tasks a controlled-overlap job trains and scores: the pair's training
+    tasks, then its test tasks."""
+    train, test = controlled_groups(wildcards)
+    return [*train, *test]
+
+
 def controlled_pairs(model):
     """The configured B-T9..B-T11 pairs whose groups ``model`` has."""
     groups = generalization_groups(model)

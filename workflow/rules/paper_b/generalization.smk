@@ -72,12 +72,8 @@ rule proportion_training:
 rule controlled_overlap:
     input:
         model=model_files,
-        splits=lambda w: scored_split_files(
-            [t for g in controlled_groups(w) for t in g]
-        ),
-        neurons=lambda w: [
-            task_neuron_file(w.model, t) for g in controlled_groups(w) for t in g
-        ],
+        splits=lambda w: scored_split_files(controlled_tasks(w)),
+        neurons=lambda w: [task_neuron_file(w.model, t) for t in controlled_tasks(w)],
     output:
         results=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.parquet",
         metrics=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.json",
@@ -91,7 +87,7 @@ rule controlled_overlap:
         runtime=240,
     params:
         model=lambda w: MODELS[w.model],
-        tasks=lambda w: scorer_params([t for g in controlled_groups(w) for t in g]),
+        tasks=lambda w: scorer_params(controlled_tasks(w)),
         train_tasks=lambda w: controlled_groups(w)[0],
         test_tasks=lambda w: controlled_groups(w)[1],
         proportion=lambda w: CONTROLLED[w.q],
