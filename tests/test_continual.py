@@ -1,7 +1,10 @@
 """Neuron-level continual fine-tuning (paper B, §6, A.2): the W-NCFT weights (Eqs.
 10-11) and parameter combination (Eq. 12) against hand computations, the metrics CL
 (Eq. 4) and FG (Eq. 5), and the methods on a tiny model: NCFT changes only the stage's
-neurons, W-NCFT restores the model, SeqFT and per-task FT train the backbone."""
+neurons, W-NCFT restores the model, SeqFT and per-task FT train the backbone, SeqLoRA
+trains only its adapters."""
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -13,10 +16,12 @@ from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifiers
 from skillneurons.paper_b.continual import (
+    LoraSettings,
     combined_neurons,
     neuron_level_fine_tuning,
     per_task_fine_tuning,
     sequential_fine_tuning,
+    sequential_lora,
     stage_weights,
     take_snapshot,
     task_feature,
@@ -169,6 +174,50 @@ def test_seqft_and_per_task_train_the_backbone_from_where_they_start():
     ]
 
 
+def test_seqlora_trains_only_adapters_on_the_query_and_value_projections():
+    tokenizer = word_tokenizer()
+    encoded = tasks(tokenizer)
+    loaded = tiny("masked_lm", tokenizer)
+    heads = task_classifiers(loaded, WORDS)
+    before = {name: p.detach().clone() for name, p in loaded.model.named_parameters()}
+    frame, metrics = sequential_lora(
+        loaded, heads, encoded, ["sentiment", "negation"], SETTINGS,
+        lora=LoraSettings(rank=2, alpha=4), seed=0, batch_size=4,
+    )  # fmt: skip
+    assert frame[["method", "stage", "eval_task"]].values.tolist() == [
+        ["seqlora", 1, "sentiment"], ["seqlora", 2, "sentiment"], ["seqlora", 2, "negation"]
+    ]  # fmt: skip
+    after = dict(loaded.model.named_parameters())
+    adapters = {name for name in after if ".lora_" in name}
+    layers = len(ffn_sites(loaded.model))
+    assert len(adapters) == layers * 2 * 2  # query and value, A and B each
+    assert all(".query." in n or ".value." in n for n in adapters)
+    # rank 2 on HIDDEN x HIDDEN projections: (in + out) x 2 per projection
+    hidden = loaded.model.config.hidden_size
+    assert metrics[0]["trained_parameters"] == layers * 2 * (2 * hidden * 2)
+
+    def kept(name):  # peft moves an adapted module's own weights under base_layer
+        module, _, leaf = name.rpartition(".")
+        return after[name] if name in after else after[f"{module}.base_layer.{leaf}"]
+
+    for name, value in before.items():
+        assert torch.equal(kept(name), value), name
+    assert any(after[n].abs().max() > 0 for n in adapters if ".lora_B." in n)
+    # B starts at zero: before any step the adapted model is the base model.
+    fresh = tiny("masked_lm", tokenizer)
+    adapted = task_classifiers(fresh, WORDS)
+    sequential_lora(
+        fresh, adapted, encoded, ["sentiment"], replace(SETTINGS, learning_rate=1e-12),
+        lora=LoraSettings(rank=2, alpha=4), seed=0, batch_size=4,
+    )  # fmt: skip
+    base = task_classifiers(tiny("masked_lm", tokenizer), WORDS)["sentiment"]
+    batch = encoded["sentiment"]["test"].batch(list(range(5)), base.pad_id)
+    with torch.no_grad():
+        torch.testing.assert_close(adapted["sentiment"](**batch), base(**batch))
+        # ... and the trained adapters are in the forward pass
+        assert not torch.allclose(heads["sentiment"](**batch), base(**batch), atol=1e-4)
+
+
 def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
     from skillneurons.paper_b.groups import continual_orders
 
@@ -205,6 +254,7 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
         rows("seqft", [0, 0, 0, 1], [1, 1, 1, 1])
         + rows("ncft", [1, 1, 0, 1], [1, 1, 1, 0])
         + rows("wncft", [1, 1, 1, 1], [1, 1, 1, 0])
+        + rows("seqlora", [0, 1, 0, 1], [1, 1, 1, 1])
     )
     per_task = pd.DataFrame(
         [{"method": "per_task", "stage": 1, "stage_task": t, "eval_task": t,
@@ -213,8 +263,9 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
     settings = BootstrapSettings(resamples=200, alpha=0.05, seed=0)
     found = continual_claims({"order1": frame}, per_task, settings)
     estimates = [row["estimate"] for row in found]
-    # CL: SeqFT (0.25 + 1) / 2, NCFT (0.75 + 0.75) / 2, W-NCFT (1 + 0.75) / 2, per-task 1
-    assert estimates == pytest.approx([0.125, 0.25, 0.125, 0.25, 0.125])
+    # CL: SeqFT (0.25 + 1) / 2, SeqLoRA (0.5 + 1) / 2, NCFT (0.75 + 0.75) / 2,
+    # W-NCFT (1 + 0.75) / 2, per-task 1
+    assert estimates == pytest.approx([0.125, 0.25, 0.0, 0.125, 0.25, 0.125])
     assert all(row["ci_low"] <= row["estimate"] <= row["ci_high"] for row in found)
     empty = continual_claims({}, per_task, settings)
-    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 5
+    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 6

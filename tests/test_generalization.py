@@ -42,7 +42,11 @@ from skillneurons.paper_b.similarity import (
     similarity,
     vectors,
 )
-from skillneurons.paper_b.tables import controlled_table, proportion_table
+from skillneurons.paper_b.tables import (
+    controlled_table,
+    layer_similarity_table,
+    proportion_table,
+)
 from skillneurons.reporting.findings import BootstrapSettings
 from tiny_models import FAMILIES
 
@@ -155,6 +159,45 @@ def test_ranked_sets_keep_relevance_order_per_layer():
     assert sets[0].tolist() == [1, 2] and sets[1].tolist() == [0, 2]
 
 
+def test_layer_similarity_panels_average_the_models_each_panel_names():
+    """B-F3 (a, b): a test group against every model; (c): against its own group's."""
+    rows = [
+        # trained, test_task, similarity at layers 0 and 1
+        ("cls_a", "cls_t", (0.2, 0.4)),
+        ("gen_a", "cls_t", (0.6, 0.0)),
+        ("cls_a", "gen_t", (0.1, 0.1)),
+        ("gen_a", "gen_t", (0.5, 0.9)),
+    ]
+    similarities = pd.DataFrame(
+        [
+            {
+                "layer": layer,
+                "test_task": test,
+                "definition": "masked",
+                "similarity": value,
+                "trained": trained,
+            }  # fmt: skip
+            for trained, test, values in rows
+            for layer, value in enumerate(values)
+        ]
+    )
+    groups = {"cls": (["cls_a"], ["cls_t"]), "gen": (["gen_a"], ["gen_t"])}
+    layers = layer_similarity_table(similarities, groups)
+    panels = {
+        view: frame["similarity"].tolist()
+        for view, frame in layers.groupby(["test_group", "models"], sort=False)
+    }
+    assert list(panels) == [("cls", "all"), ("gen", "all"), ("cls", "cls"), ("gen", "gen")]
+    assert panels[("cls", "all")] == pytest.approx([0.4, 0.2])
+    assert panels[("gen", "all")] == pytest.approx([0.3, 0.5])
+    assert panels[("cls", "cls")] == pytest.approx([0.2, 0.4])
+    assert panels[("gen", "gen")] == pytest.approx([0.5, 0.9])
+    alone = layer_similarity_table(similarities[similarities["trained"] == "cls_a"],
+                                   {"cls": groups["cls"]})  # fmt: skip
+    assert alone[["test_group", "models"]].drop_duplicates().values.tolist() == [["cls", "all"]]
+    assert alone["similarity"].tolist() == pytest.approx([0.2, 0.4])
+
+
 def test_correlation_table_needs_four_points_and_pools_within_tasks():
     rows = []
     for task, level in (("x", 10.0), ("y", 50.0)):
@@ -254,11 +297,18 @@ def test_controlled_claim_and_table():
     refused = controlled_claim(frame.assign(predicted_classes=np.where(drawn_high, 1, 2)),
                                SETTINGS)  # fmt: skip
     assert refused["verdict"] == "not measured" and "drawn at 0.1 on b" in refused["counts"]
-    table = controlled_table(frame)
+    table = controlled_table({"cls-cls": frame})
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
     assert set(table["pair"]) == {"cls-cls"}
     assert table["overlap"].tolist() == pytest.approx([20.0, 10.0, 100.0] * 2)
     assert table["ood_mean"].tolist() == pytest.approx([60.0, 50.0, 70.0] * 2)
+    # Two pairs of one training group draw sets of the same shares: kept apart.
+    other = frame.assign(score=frame["score"] - 0.1)
+    both = controlled_table({"gen-gen": frame, "gen-cls": other})
+    assert both["pair"].tolist() == ["gen-cls"] * 6 + ["gen-gen"] * 6
+    assert both["ood_mean"].tolist() == pytest.approx(
+        [50.0, 40.0, 60.0] * 2 + [60.0, 50.0, 70.0] * 2
+    )
 
 
 def test_overlap_table_and_claims_on_shared_and_random_neurons():

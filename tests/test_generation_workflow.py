@@ -232,3 +232,7 @@ def test_the_generation_similarity_model_b_f3_b_t4(generation_run):
     assert metrics["steps"] <= 4 and metrics["trained_parameters"] > 0
     points = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T4_points.csv")
     assert points["score"].iloc[0] == pytest.approx(100 * scores["score"].iloc[1])
+    layers = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F3.csv")
+    assert layers[["test_group", "models"]].drop_duplicates().values.tolist() == [["gen", "all"]]
+    expected = frame["similarity"].tolist()
+    assert layers["similarity"].tolist() == pytest.approx(expected, nan_ok=True)

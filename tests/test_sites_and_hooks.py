@@ -9,11 +9,13 @@ import torch
 import transformers
 
 from skillneurons.models.sites import (
+    ATTENTION_QUERY_VALUE,
     FFN_MODULES,
     UnsupportedModelError,
     ffn_sites,
     input_bias,
     input_weight,
+    lora_targets,
     model_family,
     neuron_count,
     output_bias,
@@ -225,6 +227,24 @@ def test_weight_shapes(case):
         else:
             assert input_bias(site).shape == (width,)
             assert output_bias(site).shape == (HIDDEN,)
+
+
+def test_lora_targets_are_each_layers_query_and_value_projections(case):
+    model, family, _, _, _ = case
+    targets = lora_targets(model)
+    modules = dict(model.named_modules())
+    per_layer = len(ATTENTION_QUERY_VALUE[family])
+    assert len(targets.names) == LAYERS * per_layer
+    fused = per_layer == 1  # GPT-2 and Bloom: one query-key-value projection
+    for name in targets.names:
+        module = modules[name]
+        weight = module.weight if family != "gpt2" else module.weight.T  # Conv1D: [in, out]
+        assert weight.shape == ((3 if fused else 1) * HIDDEN, HIDDEN), name
+    assert targets.fan_in_fan_out == (family == "gpt2")
+    if family == "bert" and "encoder.layer.0.attention.self.query" in modules:
+        assert targets.names[:2] == [
+            "encoder.layer.0.attention.self.query", "encoder.layer.0.attention.self.value"
+        ]  # fmt: skip
 
 
 def test_gpt2_conv1d_weights_are_transposed():

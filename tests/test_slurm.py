@@ -210,7 +210,7 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
         (model, f"order{n}", method)
         for model in ("llama-2-7b", "bloom-7b1")
         for n in range(1, 7)
-        for method in ("seqft", "ncft")
+        for method in ("seqft", "seqlora", "ncft")
     }
     per_task = [job for job in jobs if job.rule == "per_task_training"]
     assert {dict(job.wildcards)["task"] for job in per_task} >= set(benchmarks)

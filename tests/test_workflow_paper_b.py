@@ -179,9 +179,10 @@ def test_paper_b_findings_are_interval_decisions(results):
     findings = pd.read_csv(results / "tables/B-findings.csv")
     assert list(findings.columns) == FINDING_COLUMNS
     # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three;
-    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4; §6: B-T5 (five)
-    assert len(findings) == 21
-    assert (findings["paper"] == "§6, B-T5").sum() == 5
+    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4; §6: B-T5 (six, SeqLoRA's included)
+    assert len(findings) == 22
+    assert (findings["paper"] == "§6, B-T5").sum() == 6
+    assert findings["claim"].str.contains("SeqLoRA").sum() == 1
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     decided = findings[findings["verdict"] != "not measured"]
     expected = np.select(
@@ -259,7 +260,8 @@ def test_similarity_outputs_b_f3_b_t4(results):
     assert table["test_task"].tolist() == [*TEST, "pooled"]
     assert table["pearson"].isna().all()  # two models: below four points
     layers = pd.read_csv(results / "tables/B-F3.csv")
-    assert len(layers) == LAYERS * len(TEST) * 2
+    assert len(layers) == LAYERS * len(TEST) * 2  # one panel: the cls tests, all models
+    assert set(zip(layers["test_group"], layers["models"], strict=True)) == {("cls", "all")}
     for ext in ("png", "pdf"):
         assert (results / f"figures/B-F3.{ext}").stat().st_size > 1000
 
@@ -268,10 +270,17 @@ def test_continual_results_and_tables_b_t5_b_f4(results):
     folder = results / "paper_b/continual"
     seqft = pd.read_parquet(folder / "order1/seqft.parquet")
     ncft = pd.read_parquet(folder / "order1/ncft.parquet")
+    seqlora = pd.read_parquet(folder / "order1/seqlora.parquet")
     assert tuple(seqft.columns) == tuple(ncft.columns) == CONTINUAL_COLUMNS
+    assert tuple(seqlora.columns) == CONTINUAL_COLUMNS
     # after stage j the first j tasks of the order (paper_b.tasks) are tested
     tested = [[stage, task] for stage in (1, 2, 3) for task in TASKS[:stage]]
     assert seqft[["stage", "eval_task"]].values.tolist() == tested
+    assert seqlora[["stage", "eval_task"]].values.tolist() == tested
+    assert set(seqlora["method"]) == {"seqlora"}
+    stages = read_json(folder / "order1/seqlora.json")["stages"]
+    assert [stage["task"] for stage in stages] == TASKS
+    assert len({stage["trained_parameters"] for stage in stages}) == 1  # one adapter set
     for method in ("ncft", "wncft"):
         rows = ncft[ncft["method"] == method]
         assert rows[["stage", "eval_task"]].values.tolist() == tested
@@ -283,13 +292,16 @@ def test_continual_results_and_tables_b_t5_b_f4(results):
     own = {t: pd.read_parquet(folder / f"per_task/{t}.parquet")["accuracy"].iloc[0] for t in TASKS}
     table = pd.read_csv(results / "tables/B-T5.csv")
     measured = table[table["source"] == "measured"]
-    assert measured["method"].tolist() == ["SeqFT", "NCFT", "W-NCFT", "Per-task FT"]
-    assert (table["source"] != "measured").sum() == 3  # EPI, O-LoRA, SeqLoRA quoted
+    assert measured["method"].tolist() == ["SeqFT", "SeqLoRA", "NCFT", "W-NCFT", "Per-task FT"]
+    assert (table["source"] != "measured").sum() == 2  # EPI, O-LoRA quoted
+    assert measured.iloc[1]["cl"] == pytest.approx(
+        100 * seqlora.loc[seqlora["stage"] == 3, "accuracy"].mean()
+    )
     final = seqft.loc[seqft["stage"] == 3, "accuracy"].mean()
     assert measured.iloc[0]["cl"] == pytest.approx(100 * final)
     assert measured.iloc[-1]["cl"] == pytest.approx(100 * np.mean(list(own.values())))
     fg = pd.read_csv(results / "tables/B-F4.csv")
-    assert fg["stage"].tolist() == [2, 3] * 3
+    assert fg["stage"].tolist() == [2, 3] * 4
     a_12 = seqft.query("stage == 2 and eval_task == 'syn_sst2'")["accuracy"].iloc[0]
     assert fg.iloc[0]["fg"] == pytest.approx(100 * a_12 / own["syn_sst2"])
     matrix = pd.read_csv(results / "tables/B-T5_matrix.csv")

@@ -1,6 +1,6 @@
 """Paper B, §6 and appendix A.2: neuron-level continual fine-tuning (NCFT, W-NCFT)
-against sequential (SeqFT) and per-task fine-tuning, over the orders of
-paper_b.continual (B-T5, B-F4)."""
+against sequential full (SeqFT) and LoRA (SeqLoRA) and per-task fine-tuning, over the
+orders of paper_b.continual (B-T5, B-F4)."""
 
 from skillneurons.paper_b.groups import continual_orders
 
@@ -9,6 +9,10 @@ CONTINUAL_ORDERS = continual_orders(PAPER_B_TASKS, CONTINUAL["orders"], list(TAS
 CONTINUAL_ON = bool(CONTINUAL_ORDERS)
 CONTINUAL_TASKS = list(dict.fromkeys(t for o in CONTINUAL_ORDERS.values() for t in o))
 CONTINUAL_DIR = "results/{model}/paper_b/continual"
+# One continual_training job per order and file: SeqFT, SeqLoRA, NCFT (with W-NCFT).
+CONTINUAL_FILES = ("seqft", "seqlora", "ncft")
+# Each file's training section of paper_b.continual.
+CONTINUAL_TRAINING = {"seqft": "training", "seqlora": "lora", "ncft": "neuron_training"}
 
 
 localrules:
@@ -17,7 +21,7 @@ localrules:
 
 wildcard_constraints:
     order=names_regex(list(CONTINUAL_ORDERS) or ["none"]),
-    method="seqft|ncft",
+    method="|".join(CONTINUAL_FILES),
 
 
 rule continual_training:
@@ -41,9 +45,7 @@ rule continual_training:
         label_words=lambda w: {t: label_words(t) for t in CONTINUAL_ORDERS[w.order]},
         instructions=lambda w: paper_b_instructions(CONTINUAL_ORDERS[w.order]),
         max_length=PAPER_B_CONFIG["max_length"],
-        training=lambda w: CONTINUAL[
-            "training" if w.method == "seqft" else "neuron_training"
-        ],
+        training=lambda w: CONTINUAL[CONTINUAL_TRAINING[w.method]],
         freeze_embeddings=CONTINUAL["training"]["freeze_embeddings"],
         fraction=PAPER_B_CONFIG["fraction"],
         relevance=RELEVANCE,
@@ -86,13 +88,10 @@ rule per_task_training:
 
 rule continual_tables:
     input:
-        seqft=expand(
-            "results/{{model}}/paper_b/continual/{order}/seqft.parquet",
+        trained=expand(
+            "results/{{model}}/paper_b/continual/{order}/{method}.parquet",
             order=CONTINUAL_ORDERS,
-        ),
-        ncft=expand(
-            "results/{{model}}/paper_b/continual/{order}/ncft.parquet",
-            order=CONTINUAL_ORDERS,
+            method=CONTINUAL_FILES,
         ),
         per_task=expand(
             "results/{{model}}/paper_b/continual/per_task/{task}.parquet",

@@ -4,13 +4,10 @@ engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findi
 # The continual-learning results, when an order is configured.
 CONTINUAL_FINDINGS_INPUTS = (
     {
-        "continual_seqft": expand(
-            "results/{{model}}/paper_b/continual/{order}/seqft.parquet",
+        "continual_trained": expand(
+            "results/{{model}}/paper_b/continual/{order}/{method}.parquet",
             order=CONTINUAL_ORDERS,
-        ),
-        "continual_ncft": expand(
-            "results/{{model}}/paper_b/continual/{order}/ncft.parquet",
-            order=CONTINUAL_ORDERS,
+            method=CONTINUAL_FILES,
         ),
         "continual_per_task": expand(
             "results/{{model}}/paper_b/continual/per_task/{task}.parquet",
@@ -65,7 +62,7 @@ rule findings_b:
             else {}
         ),
         overlap_groups=overlap_groups,
-        continual=CONTINUAL_ON,
+        continual=list(CONTINUAL_ORDERS),
         bootstrap=BOOTSTRAP,
         title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "
         "intervals)",

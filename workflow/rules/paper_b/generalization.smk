@@ -213,6 +213,7 @@ rule similarity_outputs:
         runtime=5,
     params:
         definition=GENERALIZATION["similarity"],
+        groups=lambda w: generalization_groups(w.model),
         layers_title="B-F3: similarity of the training and test tasks' neuron "
         "parameters per layer (mean over the models)",
         title="B-T4: correlation of parameter similarity with out-of-domain score",

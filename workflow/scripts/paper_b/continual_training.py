@@ -1,6 +1,6 @@
-"""Rule continual_training: learn the tasks of one order in turn by SeqFT (method seqft)
-or by NCFT, testing W-NCFT beside it (method ncft: its file holds both), after every
-stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4)."""
+"""Rule continual_training: learn the tasks of one order in turn by SeqFT (method seqft),
+SeqLoRA (seqlora) or NCFT, testing W-NCFT beside it (method ncft: its file holds both),
+after every stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4)."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -23,6 +23,12 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         results, metrics = continual.sequential_fine_tuning(
             loaded, heads, encoded, order, training,
             freeze_embeddings=params.freeze_embeddings, batch_size=params.batch_size,
+        )  # fmt: skip
+    elif method == "seqlora":
+        results, metrics = continual.sequential_lora(
+            loaded, heads, encoded, order, training,
+            lora=continual.LoraSettings.from_config(params.training), seed=params.seed,
+            batch_size=params.batch_size,
         )  # fmt: skip
     else:
         features = {

@@ -4,11 +4,15 @@ appendix A.7)."""
 
 import pandas as pd
 
+from skillneurons.infra.io import read_metadata
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.tables import controlled_table
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
-    results = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)
+    by_pair = {}
+    for path in snakemake.input:  # one file per pair and q; the pair is in its metadata
+        by_pair.setdefault(read_metadata(path)["pair"], []).append(pd.read_parquet(path))
+    results = {pair: pd.concat(frames, ignore_index=True) for pair, frames in by_pair.items()}
     table = controlled_table(results)
     write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

@@ -6,6 +6,7 @@ import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
+from skillneurons.paper_b.continual import read_order_results
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization_findings import generalization_claims
@@ -47,12 +48,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             settings=settings,
         )
     if params.continual:
-        results = {
-            index: frames([seqft, ncft])
-            for index, (seqft, ncft) in enumerate(
-                zip(inputs.continual_seqft, inputs.continual_ncft, strict=True)
-            )
-        }
+        results = read_order_results(inputs.continual_trained, params.continual)
         more += continual_claims(results, frames(inputs.continual_per_task), settings)
     table = findings_table(
         deactivation=pd.read_parquet(inputs.deactivation),

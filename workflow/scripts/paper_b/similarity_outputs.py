@@ -1,5 +1,6 @@
 """Rule similarity_outputs: Figure and table B-F3 (the similarity of the training task's
-and each test task's neuron parameters per layer, mean over the models M_i) and Table
+and each test task's neuron parameters per layer, mean over the models M_i: each test
+group against all the models and, with two groups, against its own group's) and Table
 B-T4 (its correlation with the models' out-of-domain accuracy) (paper B, §5.2)."""
 
 import pandas as pd
@@ -14,7 +15,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
     similarities = pd.concat(map(pd.read_parquet, inputs.similarities), ignore_index=True)
     scores = pd.concat(map(pd.read_parquet, inputs.scores), ignore_index=True)
-    layers = layer_similarity_table(similarities)
+    groups = {name: tuple(tasks) for name, tasks in params.groups.items()}
+    layers = layer_similarity_table(similarities, groups)
     write_frame(output.layers_csv, output.layers_md, layers, params.layers_title)
     definitions = list(dict.fromkeys(similarities["definition"]))
     figure = similarity_layers_figure(layers, definitions, params.layers_title)

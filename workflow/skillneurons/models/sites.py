@@ -23,7 +23,9 @@ yields, per layer, a tensor ``[batch, positions, neurons]``;
 
 Module names per family
 -----------------------
-:data:`FFN_MODULES` is the only place in the project that names model-family modules.
+This module (:data:`FFN_MODULES`, :data:`MLM_HEADS`, :data:`ATTENTION_OUTPUTS`,
+:data:`ATTENTION_QUERY_VALUE`) is the only place in the project that names model-family
+modules.
 Paths are relative to the backbone (the module whose ``config.model_type`` is the
 family, e.g. ``BertModel`` inside ``BertForMaskedLM``). GPT-2 uses ``Conv1D`` whose
 weight is stored ``[in, out]``; :func:`input_weight` and :func:`output_weight` hide that.
@@ -242,6 +244,52 @@ def attention_outputs(model: nn.Module) -> list[nn.Module]:
             f"{type(model).__name__} lacks {ATTENTION_OUTPUTS[family]} in some layer"
         )
     return modules
+
+
+#: family -> the self-attention block's query and value projections, relative to a
+#: layer: where SeqLoRA's low-rank adapters go (paper B, Table 5's LoRA baselines, after
+#: O-LoRA: the query and value matrices). GPT-2 and Bloom fuse query, key and value into
+#: one projection, which is adapted whole.
+ATTENTION_QUERY_VALUE: dict[str, tuple[str, ...]] = {
+    "bert": ("attention.self.query", "attention.self.value"),
+    "roberta": ("attention.self.query", "attention.self.value"),
+    "distilbert": ("attention.q_lin", "attention.v_lin"),
+    "gpt2": ("attn.c_attn",),
+    "llama": ("self_attn.q_proj", "self_attn.v_proj"),
+    "mistral": ("self_attn.q_proj", "self_attn.v_proj"),
+    "qwen2": ("self_attn.q_proj", "self_attn.v_proj"),
+    "bloom": ("self_attention.query_key_value",),
+    "opt": ("self_attn.q_proj", "self_attn.v_proj"),
+}
+
+
+class LoraTargets(NamedTuple):
+    """Where LoRA adapters go: module names as ``model.named_modules()`` spells them, and
+    whether those modules store their weight ``[in, out]`` (GPT-2's ``Conv1D``; peft's
+    ``fan_in_fan_out``)."""
+
+    names: list[str]
+    fan_in_fan_out: bool
+
+
+def lora_targets(model: nn.Module) -> LoraTargets:
+    """Every layer's attention query and value projections (:data:`ATTENTION_QUERY_VALUE`)
+    in depth order, named from ``model``'s root (peft's ``target_modules``)."""
+    family = model_family(model)
+    names = {id(module): name for name, module in model.named_modules()}
+    modules = [
+        _resolve(site.block, path)
+        for site in ffn_sites(model)
+        for path in ATTENTION_QUERY_VALUE[family]
+    ]
+    if any(module is None for module in modules):
+        raise UnsupportedModelError(
+            f"{type(model).__name__} lacks {ATTENTION_QUERY_VALUE[family]} in some layer"
+        )
+    return LoraTargets(
+        [names[id(module)] for module in modules],
+        any(isinstance(module, Conv1D) for module in modules),
+    )
 
 
 # --------------------------------------------------------------------------- weights

@@ -6,6 +6,9 @@ the previous stage left; after every stage the tasks learnt so far are tested. M
 
 ``seqft``     full fine-tuning on each task in turn (the word embeddings frozen, as in
               the multi-task model);
+``seqlora``   one set of LoRA adapters (``peft``) on every layer's attention query and
+              value projections, trained on each task in turn with the base weights
+              frozen (Table 5's SeqLoRA, the sequential baseline of O-LoRA);
 ``ncft``      at each stage only the current task's top ``k``% neurons, found on the
               current model, are trained (:class:`NeuronDeltas`, folded into the weights
               after the stage); a neuron may belong to several tasks' sets;
@@ -42,20 +45,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import peft
 import torch
 from tqdm.auto import tqdm
 
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.neuron_deltas import NeuronDeltas
-from skillneurons.models.sites import ffn_sites, neuron_parameters
+from skillneurons.models.sites import ffn_sites, lora_targets, neuron_parameters
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
 from skillneurons.paper_b.relevance import relevance_table, task_neurons
 
-METHODS = ("seqft", "ncft", "wncft", "per_task")
+METHODS = ("seqft", "seqlora", "ncft", "wncft", "per_task")
 COMBINES = ("normalized", "literal")
 COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
 Neurons = Mapping[int, np.ndarray]
@@ -75,6 +79,21 @@ def _row(method: str, stage: int, stage_task: str, eval_task: str, correct) -> d
         "eval_task": eval_task,
         "accuracy": float(correct.mean()),
         "correct": correct,
+    }
+
+
+def read_order_results(paths: Sequence[str], orders: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Per order, its methods' result files concatenated: ``paths`` holds the same
+    number of files for each of ``orders`` in turn (``expand`` over order, then method)."""
+    if not orders or len(paths) % len(orders):
+        raise ValueError(f"{len(paths)} result files do not split over the orders {orders}")
+    size = len(paths) // len(orders)
+    return {
+        order: pd.concat(
+            [pd.read_parquet(path) for path in paths[index * size : (index + 1) * size]],
+            ignore_index=True,
+        )
+        for index, order in enumerate(orders)
     }
 
 
@@ -253,6 +272,56 @@ def sequential_fine_tuning(
         result = _fully_fine_tune(loaded, heads[task], encoded[task], training, freeze_embeddings)
         metrics.append(_training_metrics(task, result))
         rows += _tested(heads, encoded, order, stage, "seqft", batch_size)
+    return results_frame(rows), metrics
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """SeqLoRA's adapters (peft's ``LoraConfig``): rank ``r`` and ``alpha`` (the update
+    ``B A x`` is scaled by ``alpha / r``)."""
+
+    rank: int
+    alpha: float
+
+    @classmethod
+    def from_config(cls, section: Mapping) -> LoraSettings:
+        return cls(int(section["rank"]), float(section["alpha"]))
+
+
+def sequential_lora(
+    loaded: LoadedModel,
+    heads: Mapping[str, object],
+    encoded: Mapping[str, Mapping[str, EncodedSplit]],
+    order: Sequence[str],
+    training: TrainingSettings,
+    *,
+    lora: LoraSettings,
+    seed: int,
+    batch_size: int,
+) -> tuple[pd.DataFrame, list[dict]]:
+    """SeqLoRA: LoRA adapters (no dropout; ``A`` drawn with ``seed``, ``B`` zero, so the
+    model starts as the base model) on the query and value projections of every layer
+    (:func:`skillneurons.models.sites.lora_targets`), the only trained parameters,
+    trained on each task of ``order`` in turn and carried from stage to stage; after
+    each stage the tasks learnt so far are tested. ``loaded``'s model keeps the
+    adapters."""
+    targets = lora_targets(loaded.model)
+    torch.manual_seed(seed)
+    config = peft.LoraConfig(
+        r=lora.rank, lora_alpha=lora.alpha, lora_dropout=0.0,
+        target_modules=targets.names, fan_in_fan_out=targets.fan_in_fan_out,
+    )  # fmt: skip
+    peft.inject_adapter_in_model(config, loaded.model)
+    trained = sum(p.numel() for p in loaded.model.parameters() if p.requires_grad)
+    rows, metrics = [], []
+    for stage, task in enumerate(tqdm(order, desc="SeqLoRA stages"), start=1):
+        classifier = heads[task]
+        result = train(
+            classifier, encoded[task]["train"], encoded[task]["dev"], training,
+            classifier.pad_id,
+        )  # fmt: skip
+        metrics.append({**_training_metrics(task, result), "trained_parameters": trained})
+        rows += _tested(heads, encoded, order, stage, "seqlora", batch_size)
     return results_frame(rows), metrics
 
 

@@ -8,6 +8,7 @@ claim                                      effect
 =========================================  ===========================================
 NCFT forgets less than SeqFT               CL(NCFT) - CL(SeqFT)
 W-NCFT forgets less than SeqFT             CL(W-NCFT) - CL(SeqFT)
+NCFT forgets less than SeqLoRA             CL(NCFT) - CL(SeqLoRA)
 W-NCFT beats NCFT                          CL(W-NCFT) - CL(NCFT)
 NCFT stays below per-task FT               CL(per-task FT) - CL(NCFT)
 W-NCFT stays below per-task FT             CL(per-task FT) - CL(W-NCFT)
@@ -40,6 +41,9 @@ CONTRASTS = (
     (_claim("W-NCFT forgets less than sequential fine-tuning",
             "CL(W-NCFT) - CL(SeqFT), mean over orders", "73.3 vs 47.1 (Standard)"),
      "wncft", "seqft"),
+    (_claim("NCFT forgets less than sequential LoRA fine-tuning (SeqLoRA)",
+            "CL(NCFT) - CL(SeqLoRA), mean over orders", "71.3 vs 53.8 (Standard)"),
+     "ncft", "seqlora"),
     (_claim("weighting the stored neurons by task similarity (W-NCFT) beats NCFT",
             "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order"),
      "wncft", "ncft"),
@@ -75,14 +79,14 @@ def continual_claims(
     settings: BootstrapSettings,
     contrasts: Sequence = CONTRASTS,
 ) -> list[dict]:
-    """The module docstring's rows. ``results``: per order, its SeqFT and NCFT files
+    """The module docstring's rows. ``results``: per order, its SeqFT, SeqLoRA and NCFT files
     concatenated (:data:`skillneurons.paper_b.continual.COLUMNS`); ``per_task``: every
     task's per-task FT results."""
     if not results:
         return [unavailable(claim, "no continual-learning order") for claim, *_ in contrasts]
     finals = {
         method: _final_correct(results, per_task, method)
-        for method in ("seqft", "ncft", "wncft", "per_task")
+        for method in ("seqft", "seqlora", "ncft", "wncft", "per_task")
     }
     sizes = {
         f"{task}: test samples": len(correct)

@@ -163,8 +163,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     ),
     PaperOutput(
         "B-T5, B-F4",
-        "continual learning: CL per order and method (SeqFT, NCFT, W-NCFT, per-task FT; "
-        "EPI, O-LoRA, SeqLoRA quoted), the a_ij matrices, FG per stage",
+        "continual learning: CL per order and method (SeqFT, SeqLoRA, NCFT, W-NCFT, "
+        "per-task FT; EPI, O-LoRA quoted), the a_ij matrices, FG per stage",
         CONTINUAL,
         (
             Product(

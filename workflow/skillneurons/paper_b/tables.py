@@ -206,29 +206,28 @@ def proportion_table(results: pd.DataFrame, zero_shot: Mapping[str, float]) -> p
     return pd.DataFrame(rows)
 
 
-def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
-    """B-T9..B-T11: per pair of groups (``pair``: training-test group; T9 cls-cls,
-    T10 gen-gen, T11 gen-cls), trained proportion ``q`` and set (the natural one first,
-    then the drawn ones by share), the share of test-task neurons in the trained set
-    (%), the mean out-of-domain and in-domain score (%) and how many tasks the model
-    predicted one class for."""
+def controlled_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """B-T9..B-T11: per pair of groups (``results``' keys, training-test group: T9
+    cls-cls, T10 gen-gen, T11 gen-cls; each pair's results its own frame, since two
+    pairs of one training group draw sets of the same sizes and shares), trained
+    proportion ``q`` and set (the natural one first, then the drawn ones by share), the
+    share of test-task neurons in the trained set (%), the mean out-of-domain and
+    in-domain score (%) and how many tasks the model predicted one class for."""
     rows = []
-    tested = results.loc[results["role"] == "ood"].groupby(["group", "proportion"])
-    test_group = tested["eval_group"].first()
-    keys = ["group", "proportion", "trained", "overlap"]
-    for (group, proportion, trained, overlap), chosen in results.groupby(keys, sort=False):
-        pair = f"{group}-{test_group[(group, proportion)]}"
-        rows.append(
-            {
-                "pair": pair,
-                "proportion": float(proportion),
-                "trained": trained,
-                "overlap": 100 * float(overlap),
-                "ood_mean": 100 * float(chosen.loc[chosen["role"] == "ood", "score"].mean()),
-                "id_mean": 100 * float(chosen.loc[chosen["role"] == "id", "score"].mean()),
-                "single_class_tasks": _single_class(chosen),
-            }
-        )
+    keys = ["proportion", "trained", "overlap"]
+    for pair, frame in results.items():
+        for (proportion, trained, overlap), chosen in frame.groupby(keys, sort=False):
+            rows.append(
+                {
+                    "pair": pair,
+                    "proportion": float(proportion),
+                    "trained": trained,
+                    "overlap": 100 * float(overlap),
+                    "ood_mean": 100 * float(chosen.loc[chosen["role"] == "ood", "score"].mean()),
+                    "id_mean": 100 * float(chosen.loc[chosen["role"] == "id", "score"].mean()),
+                    "single_class_tasks": _single_class(chosen),
+                }
+            )
     frame = pd.DataFrame(rows)
     order = frame["trained"].map({"natural": 0, "drawn": 1})
     return (
@@ -239,14 +238,41 @@ def controlled_table(results: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def layer_similarity_table(similarities: pd.DataFrame) -> pd.DataFrame:
-    """B-F3's values: per test task, definition and layer, the similarity averaged
-    over the models ``M_i`` (column ``trained`` of ``similarities``)."""
-    return (
-        similarities.groupby(["test_task", "definition", "layer"], sort=False)["similarity"]
-        .mean()
-        .reset_index()
-    )
+def similarity_views(
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+) -> list[tuple[str, str]]:
+    """B-F3's panels as (test group, models) pairs, ``groups`` mapping a group name to
+    its (training tasks, test tasks): every group's test tasks against all the models
+    ``M_i`` (paper B's panels a, b) and, with two groups or more, against its own
+    group's models only (panel c: the generation tests and the three generation-trained
+    models; here also the classification tests and the classification-trained models)."""
+    views = [(group, "all") for group in groups]
+    if len(groups) > 1:
+        views += [(group, group) for group in groups]
+    return views
+
+
+def layer_similarity_table(
+    similarities: pd.DataFrame,
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+) -> pd.DataFrame:
+    """B-F3's values, one block per panel of :func:`similarity_views`: per test task,
+    definition and layer, the similarity averaged over the panel's models ``M_i``
+    (column ``trained`` of ``similarities``). Columns ``test_group`` and ``models``
+    (``all``, or the group whose training tasks' models are averaged) name the panel."""
+    blocks = []
+    for test_group, models in similarity_views(groups):
+        chosen = similarities[similarities["test_task"].isin(groups[test_group][1])]
+        if models != "all":
+            chosen = chosen[chosen["trained"].isin(groups[models][0])]
+        means = (
+            chosen.groupby(["test_task", "definition", "layer"], sort=False)["similarity"]
+            .mean()
+            .reset_index()
+        )
+        blocks.append(means.assign(test_group=test_group, models=models))
+    columns = ["test_group", "models", "test_task", "definition", "layer", "similarity"]
+    return pd.concat(blocks, ignore_index=True)[columns]
 
 
 def similarity_points(
@@ -298,11 +324,12 @@ def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int
 
 
 #: B-T5's methods as paper B names them, with its mean CL over the Standard benchmark's
-#: orders 1-3 (Table 5); EPI, O-LoRA and SeqLoRA are quoted, never measured here.
-CONTINUAL_NAMES = {"seqft": "SeqFT", "ncft": "NCFT", "wncft": "W-NCFT", "per_task": "Per-task FT"}
+#: orders 1-3 (Table 5); EPI and O-LoRA are quoted, never measured here.
+CONTINUAL_NAMES = {"seqft": "SeqFT", "seqlora": "SeqLoRA", "ncft": "NCFT", "wncft": "W-NCFT",
+                   "per_task": "Per-task FT"}  # fmt: skip
 PAPER_STANDARD_CL = {"SeqFT": 47.1, "SeqLoRA": 53.8, "EPI": 48.4, "O-LoRA": 76.1,
                      "NCFT": 71.3, "W-NCFT": 73.3, "Per-task FT": 77.2}  # fmt: skip
-QUOTED_METHODS = ("SeqLoRA", "EPI", "O-LoRA")
+QUOTED_METHODS = ("EPI", "O-LoRA")
 
 
 def _per_task_matrix(per_task: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
@@ -318,7 +345,7 @@ def continual_matrices(
     matrices = {}
     for name, frame in results.items():
         order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        for method in ("seqft", "ncft", "wncft"):
+        for method in ("seqft", "seqlora", "ncft", "wncft"):
             matrices[(name, method)] = accuracy_matrix(frame, method, order)
         matrices[(name, "per_task")] = _per_task_matrix(per_task, order)
     return matrices
@@ -326,7 +353,7 @@ def continual_matrices(
 
 def continual_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
     """B-T5: per order and method, CL (Eq. 4, %) with paper B's mean over the Standard
-    orders beside it; then paper B's EPI, O-LoRA and SeqLoRA rows, quoted (``source``)."""
+    orders beside it; then paper B's EPI and O-LoRA rows, quoted (``source``)."""
 
     def row(order: str, name: str, cl: float, source: str) -> dict:
         paper = PAPER_STANDARD_CL[name]

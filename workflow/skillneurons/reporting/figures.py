@@ -433,14 +433,24 @@ def proportion_figure(panels: Mapping[str, pd.DataFrame], title: str) -> plt.Fig
 
 def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], title: str):
     """B-F3: per layer, the similarity of the training task's and each test task's
-    neuron parameters (mean over the models), one panel per definition."""
-    figure, axes = _grid(len(definitions), width=3.6, height=2.8, columns=len(definitions))
-    for axis, definition in zip(axes, definitions, strict=False):
-        chosen = layers[layers["definition"] == definition]
+    neuron parameters, one row of panels per definition and one column per panel of
+    :func:`skillneurons.paper_b.tables.similarity_views` (a test group against all the
+    models or its own group's; :func:`skillneurons.paper_b.tables.layer_similarity_table`
+    rows)."""
+    views = list(dict.fromkeys(zip(layers["test_group"], layers["models"], strict=True)))
+    figure, axes = _grid(len(definitions) * len(views), width=3.6, height=2.8, columns=len(views))
+    panels = [(definition, view) for definition in definitions for view in views]
+    for axis, (definition, (test_group, models)) in zip(axes, panels, strict=False):
+        chosen = layers[
+            (layers["definition"] == definition)
+            & (layers["test_group"] == test_group)
+            & (layers["models"] == models)
+        ]
         for index, (task, rows) in enumerate(chosen.groupby("test_task", sort=False)):
             axis.plot(rows["layer"], rows["similarity"], marker="o", markersize=3,
                       color=COLORS[index % len(COLORS)], label=task)  # fmt: skip
-        axis.set_title(definition, fontsize=9)
+        trained = "all models" if models == "all" else f"{models}-trained models"
+        axis.set_title(f"{definition}: {test_group} tests, {trained}", fontsize=8)
         axis.set_xlabel("layer (0 = bottom)", fontsize=8)
         axis.set_ylabel("cosine similarity", fontsize=8)
         axis.tick_params(labelsize=7)
