@@ -20,6 +20,7 @@ from skillneurons.paper_b.generalization import (
     results_frame,
     training_for_share,
     union,
+    with_single_task_groups,
 )
 from skillneurons.paper_b.generalization_findings import (
     CLS_GEN_FLAT,
@@ -254,6 +255,21 @@ def test_proportion_table_starts_from_zero_shot():
     assert table["single_class_tasks"].tolist()[1:] == [0.0, 1.0]
     assert table["id_mean"].tolist() == pytest.approx([50.0, 60.0, 80.0])
     assert table["ood_mean"].tolist() == pytest.approx([50.0, 55.0, 70.0])
+
+
+def test_a_group_of_one_training_task_takes_its_b_f6_sweep_from_b_f2():
+    alone = sweep({0.1: (0.6, 0.5), 1.0: (0.8, 0.7)}, group="gen")  # trains task a only
+    pair = sweep({0.1: (0.7, 0.5), 1.0: (0.9, 0.6)})
+    pair = pd.concat([pair, pair[pair["role"] == "id"].assign(eval_task="c")], ignore_index=True)
+    per_task = sweep({0.1: (0.65, 0.5), 1.0: (0.85, 0.6)}, experiment="single", trained="a")
+    single = with_single_task_groups(pd.concat([pair, alone]), [per_task])
+    filled = single[single["group"] == "gen"]
+    assert filled["experiment"].unique().tolist() == ["single"]
+    assert filled["trained"].unique().tolist() == ["a"]
+    assert filled["score"].tolist() == alone["score"].tolist() == [0.6, 0.5, 0.8, 0.7]
+    assert single[single["group"] == "cls"]["score"].tolist() == per_task["score"].tolist()
+    assert len(single) == len(per_task) + len(alone)  # the two-task group is not filled in
+    assert with_single_task_groups(pair, []).empty
 
 
 def test_share_claims_read_fixed_contrasts():

@@ -204,8 +204,12 @@ def test_the_generation_groups_proportion_sweeps_b_f2_b_f6(generation_run):
     assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
     assert table["ood_mean"].iloc[0] == pytest.approx(100 * zero_shot["rouge_l"])
     assert table["ood_mean"].iloc[-1] == pytest.approx(100 * group["score"].iloc[-1])
+    # One training task: B-F6's sweep is B-F2's training, run once.
+    assert not (folder / f"{TASK}.parquet").exists()
     single = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F6.csv")
     assert set(single["trained"]) == {TASK} and len(single) == 3
+    columns = ["proportion", "id_mean", "ood_mean"]
+    assert single[columns].values.tolist() == table[columns].values.tolist()
 
 
 def test_the_generation_groups_controlled_overlap_b_t10(generation_run):

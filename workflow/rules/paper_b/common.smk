@@ -173,8 +173,9 @@ def controlled_pairs(model):
 
 def generalization_files(wildcards):
     """Every generalization result file of this model: per group, B-F2's (``group``)
-    and B-F6's (one per training task) proportion sweeps; per controlled pair and q,
-    B-T9..B-T11's results."""
+    and B-F6's (one per training task; none for a group of one training task, whose
+    B-F6 sweep is its B-F2 sweep: paper_b.generalization.with_single_task_groups)
+    proportion sweeps; per controlled pair and q, B-T9..B-T11's results."""
     folder = f"results/{wildcards.model}/paper_b/generalization"
     groups = generalization_groups(wildcards.model)
     return {
@@ -182,6 +183,7 @@ def generalization_files(wildcards):
         "single": [
             f"{folder}/{name}/proportions/{task}.parquet"
             for name, (train, _) in groups.items()
+            if len(train) > 1
             for task in train
         ],
         "controlled": [

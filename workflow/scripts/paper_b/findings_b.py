@@ -9,6 +9,7 @@ from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.continual import read_order_results
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
+from skillneurons.paper_b.generalization import with_single_task_groups
 from skillneurons.paper_b.generalization_findings import generalization_claims
 from skillneurons.paper_b.relevance import (
     read_task_neuron_tables,
@@ -31,11 +32,19 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     more = []
     if params.generalization:
         group = params.generalization
+        sweeps = frames(inputs.group)
         points = similarity_points(
             frames(inputs.similarities), frames(inputs.similarity_scores), group["definition"]
         )
         more = generalization_claims(
-            results=frames([*inputs.group, *inputs.single, *inputs.controlled]),
+            results=pd.concat(
+                [
+                    sweeps,
+                    with_single_task_groups(sweeps, map(pd.read_parquet, inputs.single)),
+                    *map(pd.read_parquet, inputs.controlled),
+                ],
+                ignore_index=True,
+            ),  # fmt: skip
             groups={
                 name: (
                     read_task_neuron_tables(train, inputs[f"{name}_train"]),

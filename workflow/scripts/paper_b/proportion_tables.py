@@ -5,6 +5,7 @@ share of task neurons trained (paper B, §5.1, appendix A.5)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.generalization import with_single_task_groups
 from skillneurons.paper_b.tables import proportion_table, reference_scores
 from skillneurons.reporting.figures import proportion_figure, save_figure
 from skillneurons.reporting.tables import write_frame
@@ -21,8 +22,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         zero_shot |= reference_scores(frames(inputs.zero_shot), "zero_shot")
     if "generation_zero_shot" in inputs.keys():
         zero_shot |= reference_scores(frames(inputs.generation_zero_shot), "zero_shot", "rouge_l")
-    group = proportion_table(frames(inputs.group), zero_shot)
-    single = proportion_table(frames(inputs.single), zero_shot)
+    together = frames(inputs.group)
+    group = proportion_table(together, zero_shot)
+    sweeps = with_single_task_groups(together, map(pd.read_parquet, inputs.single))
+    single = proportion_table(sweeps, zero_shot)
     write_frame(output.group_csv, output.group_md, group, params.group_title, ".1f")
     write_frame(output.single_csv, output.single_md, single, params.single_title, ".1f")
     panels = {f"{name} tasks together": rows for name, rows in group.groupby("group", sort=False)}

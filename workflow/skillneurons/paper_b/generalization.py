@@ -348,6 +348,20 @@ def proportion_sweep(
     return results_frame(rows), metrics
 
 
+def with_single_task_groups(group: pd.DataFrame, single: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """B-F6's results (``single``: the per-task sweeps) with every group of one training
+    task filled in from its B-F2 sweep (``group``): with one training task, training
+    the group together and training that task alone are the same training (the same
+    neuron sets, settings and seed), so the workflow runs it once and B-F6's rows are
+    B-F2's with ``experiment`` ``single`` and ``trained`` the task."""
+    frames = list(single)
+    for _, together in group.groupby("group", sort=False):
+        trained = together.loc[together["role"] == "id", "eval_task"].unique()
+        if len(trained) == 1:
+            frames.append(together.assign(experiment="single", trained=trained[0]))
+    return pd.concat(frames, ignore_index=True) if frames else group.iloc[:0]
+
+
 def controlled_overlap(
     scorers: Mapping[str, TaskScorer],
     tables: Mapping[str, pd.DataFrame],
