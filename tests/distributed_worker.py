@@ -1,9 +1,12 @@
 """Train a tiny classifier with skillneurons.models.training.train and save its state.
 
 Run as one process (``python tests/distributed_worker.py OUT``) or launched with several
-(``torchrun --nproc_per_node 2 tests/distributed_worker.py OUT``); the main process
+(``torchrun --nproc_per_node 2 tests/distributed_worker.py OUT``, or
+``python tests/distributed_worker.py OUT PROCESSES NODES``, which starts itself as
+PROCESSES processes over NODES nodes as a rule's script does:
+skillneurons.infra.launch.relaunch_if_parallel, logging to OUT.log); the main process
 writes the trained parameters to OUT (safetensors). tests/test_distributed.py compares
-the two.
+them.
 """
 
 import sys
@@ -11,6 +14,7 @@ import sys
 import torch
 from safetensors.torch import save_file
 
+from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.models.distributed import DataParallel
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.training import TrainingSettings, train
@@ -61,4 +65,8 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 4:
+        processes, nodes = int(sys.argv[2]), int(sys.argv[3])
+        resources = {"processes": processes, "nodes": nodes}
+        relaunch_if_parallel(resources, threads=processes, log=f"{sys.argv[1]}.log")
     main(sys.argv[1])

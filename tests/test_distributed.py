@@ -19,11 +19,17 @@ from skillneurons.models.distributed import DataParallel
 from smoke_runs import MODEL, SMOKE, completed_smoke_run, copy_run
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
+STAND_IN_SRUN = Path(__file__).with_name("stand_in_srun.py")
+
+
+def worker_environment(**variables: str) -> dict[str, str]:
+    launched = ("WORLD_SIZE", "RANK", "LOCAL_RANK")
+    env = {k: v for k, v in os.environ.items() if k not in launched and "SLURM" not in k}
+    return {**env, "OMP_NUM_THREADS": "1", **variables}
 
 
 def run_worker(out: Path, processes: int) -> dict[str, torch.Tensor]:
-    env = {k: v for k, v in os.environ.items() if k not in ("WORLD_SIZE", "RANK", "LOCAL_RANK")}
-    env["OMP_NUM_THREADS"] = "1"
+    env = worker_environment()
     launcher = [sys.executable]
     if processes > 1:
         launcher += [
@@ -46,6 +52,46 @@ def test_two_processes_train_as_one(tmp_path):
     torch.manual_seed(0)
     initial = torch.nn.Embedding(12, 8).weight  # the worker's initialisation
     assert (one["embedding.weight"] - initial).abs().max() > 0.01  # training moved it
+
+
+def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(tmp_path):
+    """The multi-node launch (one torchrun per node through srun, joined by c10d's
+    rendezvous) with a stand-in srun that runs each node's task on this machine."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    srun = bin_folder / "srun"
+    srun.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{STAND_IN_SRUN}" "$@"\n')
+    srun.chmod(0o755)
+    env = worker_environment(
+        PATH=f"{bin_folder}{os.pathsep}{os.environ['PATH']}", SLURM_JOB_ID="4242"
+    )
+    out = tmp_path / "nodes.safetensors"
+    subprocess.run(
+        [sys.executable, str(WORKER), str(out), "2", "2"], check=True, env=env, timeout=300
+    )
+    log = Path(f"{out}.log").read_text()
+    assert "starting 2 processes: srun --overlap --nodes=2 --ntasks=2" in log, log
+    assert "--nproc-per-node=1" in log and "--nnodes=2 --rdzv-backend=c10d" in log
+    assert "2 processes exited with status 0" in log
+    one = run_worker(tmp_path / "one.safetensors", 1)
+    two = load_file(out)
+    assert one.keys() == two.keys()
+    for name in one:
+        torch.testing.assert_close(two[name], one[name], rtol=1e-5, atol=1e-6, msg=name)
+
+
+def test_the_stand_in_srun_refuses_what_srun_would_not_run(tmp_path):
+    def srun(*arguments: str, **variables: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, str(STAND_IN_SRUN), *arguments, "true"]
+        env = {**worker_environment(), **variables}
+        return subprocess.run(command, env=env, capture_output=True, text=True)
+
+    options = ("--overlap", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1")
+    assert srun(*options, SLURM_JOB_ID="1").returncode == 0
+    assert "no SLURM_JOB_ID" in srun(*options).stderr
+    assert "one task per node" in srun(*options[:3], SLURM_JOB_ID="1").stderr
+    assert "--ntasks must equal" in srun(*options[:2], "--ntasks=4", *options[3:],
+                                         SLURM_JOB_ID="1").stderr  # fmt: skip
 
 
 def test_each_process_takes_every_nth_row_of_a_batch():

@@ -29,6 +29,7 @@ def test_one_node_runs_torchrun_standalone():
         sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", "--standalone",
         "job.py",
     ]  # fmt: skip
+    assert Launch(2).command("job.py", ["out", "7"])[-3:] == ["job.py", "out", "7"]
 
 
 def test_several_nodes_run_one_torchrun_each_through_srun(monkeypatch):
@@ -41,6 +42,7 @@ def test_several_nodes_run_one_torchrun_each_through_srun(monkeypatch):
                            sys.executable]  # fmt: skip
     assert "--nproc-per-node=4" in command and "--nnodes=2" in command
     assert "--rdzv-id=417" in command and command[-1] == "job.py"
+    assert Launch(8, nodes=2).command("job.py", ["out"])[-2:] == ["job.py", "out"]
 
 
 def test_processes_share_the_threads_and_fsdp_is_set_for_accelerate():

@@ -24,7 +24,7 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: The rendezvous port of a multi-node job on its first node.
@@ -93,12 +93,13 @@ class Launch:
     def per_node(self) -> int:
         return self.processes // self.nodes
 
-    def command(self, script: str) -> list[str]:
-        """The command that starts ``script`` as the job's processes."""
+    def command(self, script: str, arguments: Sequence[str] = ()) -> list[str]:
+        """The command that starts ``script`` (with its ``arguments``) as the job's
+        processes."""
         torchrun = [sys.executable, "-m", "torch.distributed.run"]
         torchrun.append(f"--nproc-per-node={self.per_node}")
         if self.nodes == 1:
-            return [*torchrun, "--standalone", script]
+            return [*torchrun, "--standalone", script, *arguments]
         job = os.environ.get("SLURM_JOB_ID")
         if job is None:
             raise RuntimeError(
@@ -114,6 +115,7 @@ class Launch:
             f"--rdzv-endpoint={socket.gethostname()}:{RENDEZVOUS_PORT}",
             f"--rdzv-id={job}",
             script,
+            *arguments,
         ]
 
     def environment(self, base: Mapping[str, str]) -> dict[str, str]:
@@ -127,14 +129,15 @@ def relaunch_if_parallel(resources: Mapping[str, object], threads: int, log: str
     """Run this script as the processes its job's ``resources`` ask for, then exit.
 
     Returns at once in a plain job (one process) and in the launched processes
-    themselves, which carry on with the script. Otherwise starts them (their output
+    themselves, which carry on with the script. Otherwise starts them, each with this
+    process's command-line arguments (their output
     appended to ``log``, the job's log file) and exits with their status, so the job
     fails when one of them does.
     """
     launch = Launch.from_resources(resources, threads)
     if launch.processes == 1 or launched():
         return
-    command = launch.command(os.path.abspath(sys.argv[0]))
+    command = launch.command(os.path.abspath(sys.argv[0]), sys.argv[1:])
     with open(log, "a", buffering=1) as stream:
         stream.write(f"starting {launch.processes} processes: {' '.join(command)}\n")
         result = subprocess.run(
