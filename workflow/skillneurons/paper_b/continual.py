@@ -267,11 +267,23 @@ def sequential_fine_tuning(
 ) -> tuple[pd.DataFrame, list[dict]]:
     """SeqFT: full fine-tuning on each task of ``order`` in turn; after each stage the
     tasks learnt so far are tested. ``loaded``'s weights are changed."""
-    rows, metrics = [], []
-    for stage, task in enumerate(tqdm(order, desc="SeqFT stages"), start=1):
+
+    def fine_tune(task: str) -> dict:
         result = _fully_fine_tune(loaded, heads[task], encoded[task], training, freeze_embeddings)
-        metrics.append(_training_metrics(task, result))
-        rows += _tested(heads, encoded, order, stage, "seqft", batch_size)
+        return _training_metrics(task, result)
+
+    return _sequential_stages("seqft", "SeqFT", order, fine_tune, heads, encoded, batch_size)
+
+
+def _sequential_stages(
+    method: str, label: str, order, train_stage, heads, encoded, batch_size
+) -> tuple[pd.DataFrame, list[dict]]:
+    """Train each task of ``order`` in turn (``train_stage(task)`` returns the stage's
+    training metrics) and test the tasks learnt so far after each stage, as ``method``."""
+    rows, metrics = [], []
+    for stage, task in enumerate(tqdm(order, desc=f"{label} stages"), start=1):
+        metrics.append(train_stage(task))
+        rows += _tested(heads, encoded, order, stage, method, batch_size)
     return results_frame(rows), metrics
 
 
@@ -313,16 +325,18 @@ def sequential_lora(
     )  # fmt: skip
     peft.inject_adapter_in_model(config, loaded.model)
     trained = sum(p.numel() for p in loaded.model.parameters() if p.requires_grad)
-    rows, metrics = [], []
-    for stage, task in enumerate(tqdm(order, desc="SeqLoRA stages"), start=1):
+
+    def train_adapters(task: str) -> dict:
         classifier = heads[task]
         result = train(
             classifier, encoded[task]["train"], encoded[task]["dev"], training,
             classifier.pad_id,
         )  # fmt: skip
-        metrics.append({**_training_metrics(task, result), "trained_parameters": trained})
-        rows += _tested(heads, encoded, order, stage, "seqlora", batch_size)
-    return results_frame(rows), metrics
+        return {**_training_metrics(task, result), "trained_parameters": trained}
+
+    return _sequential_stages(
+        "seqlora", "SeqLoRA", order, train_adapters, heads, encoded, batch_size
+    )
 
 
 def neuron_level_fine_tuning(
