@@ -112,6 +112,29 @@ def test_neuron_only_training_moves_only_the_chosen_neurons(name):
     assert changed_neuron_entries > 0
 
 
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_folded_deltas_compute_the_hooked_function_and_restore_the_weights(name):
+    model = family_model(name)
+    before = {key: value.clone() for key, value in model.state_dict().items()}
+    deltas = NeuronDeltas(model, CHOSEN)
+    with torch.no_grad():
+        for parameter in deltas.parameters():
+            parameter.normal_(std=0.1)
+        hooked = model(input_ids=ids())[0]
+        with deltas.folded():
+            folded = model(input_ids=ids())[0]
+            changed = [k for k, v in model.state_dict().items() if not torch.equal(v, before[k])]
+            for parameter in deltas.parameters():
+                parameter.mul_(2.0)  # the hooks are detached: the deltas play no part
+            assert torch.equal(model(input_ids=ids())[0], folded)
+            for parameter in deltas.parameters():
+                parameter.mul_(0.5)  # exact: a power of two
+        assert changed  # the deltas were in the weights
+        torch.testing.assert_close(folded, hooked, rtol=1e-5, atol=1e-5)
+        assert all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+        assert torch.equal(model(input_ids=ids())[0], hooked)  # the hooks are back
+
+
 def test_output_only_trains_the_output_columns_alone():
     model = family_model("bert-base")
     before = {key: value.clone() for key, value in model.state_dict().items()}

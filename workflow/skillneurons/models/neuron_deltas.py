@@ -20,7 +20,8 @@ the model computes the base model's function exactly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -88,13 +89,15 @@ class NeuronDeltas(nn.Module):
             site = self._sites[int(layer)]
             if not 0 <= int(index.min()) <= int(index.max()) < site.width:
                 raise ValueError(f"neurons of layer {layer} must lie in 0..{site.width - 1}")
-            deltas = _SiteDeltas(site, index, output_only)
-            self.layers[str(layer)] = deltas
+            self.layers[str(layer)] = _SiteDeltas(site, index, output_only)
+        self._attach()
+
+    def _attach(self) -> None:
+        for layer, deltas in self.layers.items():
+            site = self._sites[int(layer)]
             self._handles.append(site.output_projection.register_forward_hook(deltas.output_hook))
-            if not output_only:
-                for position, module in enumerate(site.input_projections):
-                    handle = module.register_forward_hook(deltas.input_hook(position))
-                    self._handles.append(handle)
+            for position, module in enumerate(site.input_projections[: len(deltas.inputs)]):
+                self._handles.append(module.register_forward_hook(deltas.input_hook(position)))
 
     def remove(self) -> None:
         """Detach the hooks: the model computes as without the deltas."""
@@ -102,20 +105,46 @@ class NeuronDeltas(nn.Module):
             handle.remove()
         self._handles.clear()
 
+    def _updates(self) -> list[tuple[torch.Tensor, tuple, torch.Tensor]]:
+        """(weight or bias, the entries of the chosen neurons, their deltas) of every
+        projection the deltas change."""
+        updates = []
+        for layer, deltas in self.layers.items():
+            site, index = self._sites[int(layer)], deltas.neurons
+            updates.append((projection_weight(site.output_projection), (slice(None), index),
+                            deltas.output))  # fmt: skip
+            for position, module in enumerate(site.input_projections[: len(deltas.inputs)]):
+                updates.append((projection_weight(module), (index,), deltas.inputs[position]))
+                if module.bias is not None:
+                    updates.append((module.bias, (index,), deltas.input_biases[position]))
+        return updates
+
     @torch.no_grad()
     def fold(self) -> None:
         """Write the deltas into the model's weights and detach the hooks: the model then
         computes the fine-tuned function by itself; entries of other neurons (and every
         non-FFN parameter) are untouched."""
         self.remove()
-        for layer, deltas in self.layers.items():
-            site, index = self._sites[int(layer)], deltas.neurons
-            weight = projection_weight(site.output_projection)
-            weight[:, index] += deltas.output.to(weight.dtype)
-            for position, module in enumerate(site.input_projections[: len(deltas.inputs)]):
-                projection_weight(module)[index] += deltas.inputs[position].to(weight.dtype)
-                if module.bias is not None:
-                    module.bias[index] += deltas.input_biases[position].to(weight.dtype)
+        for target, where, delta in self._updates():
+            target[where] += delta.to(target.dtype)
+
+    @contextmanager
+    def folded(self) -> Iterator[None]:
+        """Within the block the deltas are folded into the weights (:meth:`fold`), so
+        evaluations compute the fine-tuned function without the hooks' extra products
+        (which, with a large share of the neurons trained, cost about as much as the
+        projections themselves); on leaving it every written entry gets its saved value
+        back, bit for bit, and the hooks are attached again."""
+        # Indexing with the neurons' indices copies the entries.
+        saved = [(target, where, target[where]) for target, where, _ in self._updates()]
+        self.fold()
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for target, where, value in saved:
+                    target[where] = value
+            self._attach()
 
     def keep_only(self, neurons: Mapping[int, np.ndarray | torch.Tensor]):
         """Before an optimizer step that may change only ``neurons`` (a subset of the

@@ -304,7 +304,8 @@ def _train_and_evaluate(
     scorers, neurons, training, meta, roles, output_only
 ) -> tuple[list[dict], dict]:
     deltas, metrics = train_neurons_of_tasks(scorers, neurons, training, output_only=output_only)
-    rows = evaluate_rows(scorers, meta, roles)
+    with deltas.folded():
+        rows = evaluate_rows(scorers, meta, roles)
     deltas.remove()
     return rows, {**{k: v for k, v in meta.items() if k != "experiment"}, **metrics}
 

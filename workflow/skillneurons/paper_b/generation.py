@@ -210,7 +210,8 @@ def generation_training_results(
             evaluate=lambda _: rouge_l_on(loaded, dev, batch_size, rouge_stemmer)[0],
         )  # fmt: skip
         evaluated = list(tests) if condition == "task" else [task]
-        rows.extend(row(condition, draw, eval_task) for eval_task in evaluated)
+        with objective.deltas.folded():
+            rows.extend(row(condition, draw, eval_task) for eval_task in evaluated)
         metrics.append(
             {
                 "condition": condition,

@@ -66,9 +66,10 @@ def neuron_training_results(
             classifier, encoded[task]["train"], encoded[task]["dev"], training,
             classifier.pad_id, progress=progress,
         )  # fmt: skip
-        for eval_task in heads if condition == "task" else [task]:
-            correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
-            rows.append(result_row(condition, task, draw, eval_task, correct))
+        with classifier.deltas.folded():
+            for eval_task in heads if condition == "task" else [task]:
+                correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
+                rows.append(result_row(condition, task, draw, eval_task, correct))
         metrics.append(
             {
                 "condition": condition,
