@@ -4,6 +4,7 @@ smoke run with throwaway copies of it for the operations tests."""
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,18 +26,50 @@ def make_sandbox(path: Path) -> Path:
     return path
 
 
-def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run snakemake in ``workdir``; on failure the assertion shows its output."""
+def run_snakemake(
+    workdir: Path, *args: str, check: bool = True, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run snakemake in ``workdir`` (with ``environment`` added to this process's); on
+    failure the assertion shows its output."""
     result = subprocess.run(
         [str(SNAKEMAKE), *args],
         cwd=workdir,
         capture_output=True,
         text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
+        env={
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            **(environment or {}),
+        },
     )
     if check:
         assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return result
+
+
+#: Test only: accelerate's FSDP on CPU processes (tests/fsdp_on_cpu/sitecustomize.py).
+FSDP_ON_CPU = ROOT / "tests" / "fsdp_on_cpu"
+
+
+def rerun_sharded(workdir: Path, rules, targets, *config: str) -> None:
+    """Rerun the jobs of ``rules`` that make ``targets`` (one job each) as 2 processes
+    that shard the model with FSDP (on CPU: :data:`FSDP_ON_CPU`), and check each job's
+    log says so."""
+    start = time.time()
+    run_snakemake(
+        workdir, *config, "--cores", "2", "--forcerun", *rules,
+        "--set-resources", *(f"{rule}:{key}=2" for rule in rules for key in ("gpu", "fsdp")),
+        "--set-threads", *(f"{rule}=2" for rule in rules),
+        "--", *targets,
+        environment={"PYTHONPATH": str(FSDP_ON_CPU)},
+    )  # fmt: skip
+    logs = [path for path in (workdir / "logs").rglob("*.log") if path.stat().st_mtime >= start]
+    assert len(logs) == len(targets), logs
+    for path in logs:
+        log = path.read_text()
+        assert "training on 2 processes, the model sharded with FSDP" in log, log[-2000:]
+        assert "2 processes exited with status 0" in log, log[-2000:]
 
 
 @pytest.fixture

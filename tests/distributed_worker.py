@@ -57,10 +57,11 @@ def main(out: str) -> None:
         learning_rate=0.05, batch_size=8, max_steps=12, eval_every=4, patience=10, seed=3
     )
     result = train(model, train_split, dev_split, settings, pad_id=0, progress=False)
-    parallel = DataParallel.from_environment()
+    state = {name: value.contiguous() for name, value in model.state_dict().items()}
+    state["best_step"] = torch.tensor(result.best_step)
+    parallel = DataParallel.from_environment(model)
+    state["sharded"] = torch.tensor(parallel is not None and parallel.sharded)
     if parallel is None or parallel.is_main:
-        state = {name: value.contiguous() for name, value in model.state_dict().items()}
-        state["best_step"] = torch.tensor(result.best_step)
         save_file(state, out)
 
 

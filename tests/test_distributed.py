@@ -12,9 +12,11 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import torch
+import yaml
 from safetensors.torch import load_file
 
-from conftest import run_snakemake
+from conftest import FSDP_ON_CPU, rerun_sharded, run_snakemake
+from skillneurons.infra.launch import Launch
 from skillneurons.models.distributed import DataParallel
 from smoke_runs import MODEL, SMOKE, completed_smoke_run, copy_run
 
@@ -28,8 +30,8 @@ def worker_environment(**variables: str) -> dict[str, str]:
     return {**env, "OMP_NUM_THREADS": "1", **variables}
 
 
-def run_worker(out: Path, processes: int) -> dict[str, torch.Tensor]:
-    env = worker_environment()
+def run_worker(out: Path, processes: int, **variables: str) -> dict[str, torch.Tensor]:
+    env = worker_environment(**variables)
     launcher = [sys.executable]
     if processes > 1:
         launcher += [
@@ -52,6 +54,16 @@ def test_two_processes_train_as_one(tmp_path):
     torch.manual_seed(0)
     initial = torch.nn.Embedding(12, 8).weight  # the worker's initialisation
     assert (one["embedding.weight"] - initial).abs().max() > 0.01  # training moved it
+
+
+def test_two_processes_sharded_with_fsdp_train_as_one(tmp_path):
+    fsdp = Launch(2, fsdp=True).environment({"PYTHONPATH": str(FSDP_ON_CPU)})
+    one = run_worker(tmp_path / "one.safetensors", 1)
+    two = run_worker(tmp_path / "two.safetensors", 2, **fsdp)
+    assert not one.pop("sharded") and two.pop("sharded")  # DTensor shards in training
+    assert one.keys() == two.keys()
+    for name in one:
+        torch.testing.assert_close(two[name], one[name], rtol=1e-5, atol=1e-6, msg=name)
 
 
 def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(tmp_path):
@@ -140,3 +152,37 @@ def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factor
             assert shared["dev_accuracy"] == single["dev_accuracy"], rule
             # The batch loss, averaged over the two processes' halves.
             assert shared["train_loss"] == pytest.approx(single["train_loss"], abs=1e-5), rule
+
+
+# The rules the 7B profile shards with FSDP (profiles/slurm-llm: fsdp: 1) that the smoke
+# config runs (generation_deactivation: tests/test_generation_workflow.py), with outputs.
+PAPER_B = f"results/{MODEL}/paper_b"
+SHARDED = {
+    "multitask_deactivation": [f"{PAPER_B}/deactivation"],
+    "proportion_training": [f"{PAPER_B}/generalization/cls/proportions/group"],
+    "similarity_model": [f"{PAPER_B}/similarity/syn_sst2"],
+    "per_task_training": [f"{PAPER_B}/continual/per_task/syn_sst2"],
+    "continual_training": [
+        f"{PAPER_B}/continual/order1/{method}" for method in ("seqft", "seqlora", "ncft")
+    ],
+}
+
+
+def test_every_rule_the_llm_profile_shards_is_tested_sharded():
+    profile = Path(__file__).parents[1] / "profiles/slurm-llm/config.yaml"
+    resources = yaml.safe_load(profile.read_text())["set-resources"]
+    sharded = {rule for rule, given in resources.items() if given.get("fsdp")}
+    assert sharded == {*SHARDED, "generation_deactivation"}
+
+
+def test_rules_sharded_with_fsdp_compute_what_one_process_does(tmp_path_factory):
+    """The sharded rules as 2 processes with accelerate's FSDP2 (on CPU: the test's
+    sitecustomize, tests/fsdp_on_cpu) give one process's results."""
+    one = completed_smoke_run(tmp_path_factory)
+    two = copy_run(one, tmp_path_factory.mktemp("fsdp") / "run")
+    stems = [stem for outputs in SHARDED.values() for stem in outputs]
+    rerun_sharded(two, list(SHARDED), [f"{stem}.parquet" for stem in stems], *SMOKE)
+    for stem in stems:
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(two / f"{stem}.parquet"), pd.read_parquet(one / f"{stem}.parquet")
+        )

@@ -12,10 +12,11 @@ import yaml
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-from conftest import run_snakemake
+from conftest import rerun_sharded, run_snakemake
 from skillneurons.data.synthetic.generation import generate_generation_task
 from skillneurons.paper_b.generation import generation_prompts
 from skillneurons.paper_b.instructions import INSTRUCTIONS
+from smoke_runs import copy_run
 
 # Both data-to-text twins: the first trains, the second is the out-of-domain test task.
 TASK, TEST_TASK, MODEL = "syn_e2e", "syn_commongen", "tiny-gpt2"
@@ -169,6 +170,16 @@ def test_the_multitask_models_deactivation_rows_table_and_panel(generation_run):
     for row in results[results["condition"] == "task"].itertuples():
         expected = -100 * (row.rouge_l - original[row.eval_task])
         assert drop.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
+
+
+def test_the_multitask_model_sharded_with_fsdp_deactivates_as_one_process(
+    generation_run, tmp_path_factory
+):
+    one, _ = generation_run
+    two = copy_run(one, tmp_path_factory.mktemp("fsdp") / "run")
+    results = f"results/{MODEL}/paper_b/generation/deactivation.parquet"
+    rerun_sharded(two, ["generation_deactivation"], [results], "--configfile", "gen.yaml")
+    pd.testing.assert_frame_equal(pd.read_parquet(two / results), pd.read_parquet(one / results))
 
 
 def test_the_generation_groups_neuron_overlap(generation_run):

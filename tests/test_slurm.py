@@ -215,7 +215,7 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
     per_task = [job for job in jobs if job.rule == "per_task_training"]
     assert {dict(job.wildcards)["task"] for job in per_task} >= set(benchmarks)
     for job in continual + per_task:
-        assert "gpu=4" in job.resources and "fsdp=1" in job.resources, job
+        assert "gpu=8" in job.resources and "fsdp=1" in job.resources, job
     # Table 3's generation group on both models: each task's B-T2 job on one GPU, the
     # generation tasks' multi-task model (B-T1) sharded
     generation = [job for job in jobs if job.rule == "generation_training"]
@@ -223,7 +223,7 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
     sharded = [job for job in jobs if job.rule == "generation_deactivation"]
     assert {dict(job.wildcards)["model"] for job in sharded} == {"llama-2-7b", "bloom-7b1"}
     for job in sharded:
-        assert "gpu=4" in job.resources and "fsdp=1" in job.resources, job
+        assert "gpu=8" in job.resources and "fsdp=1" in job.resources, job
 
 
 def test_local_rules_are_data_tables_and_figures(rules, profile):

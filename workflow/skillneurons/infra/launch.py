@@ -29,18 +29,10 @@ from dataclasses import dataclass
 
 #: The rendezvous port of a multi-node job on its first node.
 RENDEZVOUS_PORT = 29517
-#: accelerate's FSDP settings, read from the environment by ``Accelerator``: FSDP2
-#: (``fully_shard``) with the original parameters kept (the neuron deltas train beside
-#: frozen weights), blocks of at least 10 M parameters sharded apart (no model family's
-#: module names needed), a full state dict gathered for the outputs.
-FSDP_ENVIRONMENT = {
-    "ACCELERATE_USE_FSDP": "true",
-    "FSDP_VERSION": "2",
-    "FSDP_USE_ORIG_PARAMS": "true",
-    "FSDP_AUTO_WRAP_POLICY": "SIZE_BASED_WRAP",
-    "FSDP_MIN_NUM_PARAMS": str(10_000_000),
-    "FSDP_STATE_DICT_TYPE": "FULL_STATE_DICT",
-}
+#: accelerate's FSDP, read from the environment by ``Accelerator``: FSDP2
+#: (``fully_shard``); the units, the model's Transformer blocks, are set by
+#: :class:`skillneurons.models.distributed.DataParallel`.
+FSDP_ENVIRONMENT = {"ACCELERATE_USE_FSDP": "true", "FSDP_VERSION": "2"}
 
 
 def launched() -> bool:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 import torch
 from torch import nn
+from torch.distributed.tensor import DTensor, distribute_tensor
 from torch.nn import functional
 
 from skillneurons.models.sites import FFNSite, ffn_sites, projection_weight
@@ -51,16 +53,27 @@ class _SiteDeltas(nn.Module):
                 bias = torch.zeros(count if module.bias is not None else 0, **factory)
                 self.input_biases.append(nn.Parameter(bias))
 
-    def input_hook(self, index: int):
-        def hook(module, args, output):
-            bias = self.input_biases[index] if module.bias is not None else None
-            change = functional.linear(args[0], self.inputs[index], bias)
-            return output.index_add(-1, self.neurons, change)
-
-        return hook
+    def input_hook(self, index: int, module, args, output):
+        """Hook of input projection ``index`` (bound with :func:`functools.partial`, so
+        that a deep copy of the model calls the copy's deltas)."""
+        bias = self.input_biases[index] if module.bias is not None else None
+        change = functional.linear(args[0], self.inputs[index], bias)
+        return output.index_add(-1, self.neurons, change)
 
     def output_hook(self, module, args, output):
         return output + functional.linear(args[0].index_select(-1, self.neurons), self.output)
+
+
+def _entries(parameter: torch.Tensor, where: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The tensor this process holds of ``parameter`` (its own shard of a DTensor) and
+    the mask of the entries ``where`` (broadcast to the parameter's shape) in it."""
+    mask = where.expand(parameter.shape)
+    if not isinstance(parameter, DTensor):
+        return parameter.detach(), mask
+    shard = distribute_tensor(
+        mask.contiguous(), parameter.device_mesh, parameter.placements, src_data_rank=None
+    )
+    return parameter.to_local().detach(), shard.to_local()
 
 
 class NeuronDeltas(nn.Module):
@@ -97,7 +110,8 @@ class NeuronDeltas(nn.Module):
             site = self._sites[int(layer)]
             self._handles.append(site.output_projection.register_forward_hook(deltas.output_hook))
             for position, module in enumerate(site.input_projections[: len(deltas.inputs)]):
-                self._handles.append(module.register_forward_hook(deltas.input_hook(position)))
+                hook = partial(deltas.input_hook, position)
+                self._handles.append(module.register_forward_hook(hook))
 
     def remove(self) -> None:
         """Detach the hooks: the model computes as without the deltas."""
@@ -151,22 +165,23 @@ class NeuronDeltas(nn.Module):
         deltas' neurons, ``{layer: indices}``): returns a function that, called after
         the step, restores every other neuron's deltas to their values now. Several
         tasks trained together on the union of their neurons use it with each batch's
-        task's neurons (paper B, §5.1: a batch updates its own task's neurons only)."""
+        task's neurons (paper B, §5.1: a batch updates its own task's neurons only).
+        Sharded deltas (FSDP's DTensors) are kept on each process's own shard."""
         saved = []
         for layer, deltas in self.layers.items():
             chosen = torch.as_tensor(np.asarray(neurons.get(int(layer), [])), dtype=torch.long)
             outside = ~torch.isin(deltas.neurons, chosen.to(deltas.neurons.device))
             if not outside.any():
                 continue
-            saved.append((deltas.output, (slice(None), outside)))
-            saved.extend((weight, (outside,)) for weight in deltas.inputs)
-            saved.extend((bias, (outside,)) for bias in deltas.input_biases if bias.numel())
-        values = [parameter.detach()[where].clone() for parameter, where in saved]
+            saved.append(_entries(deltas.output, outside[None, :]))
+            saved.extend(_entries(weight, outside[:, None]) for weight in deltas.inputs)
+            saved.extend(_entries(bias, outside) for bias in deltas.input_biases if bias.numel())
+        values = [local[mask].clone() for local, mask in saved]
 
         @torch.no_grad()
         def restore() -> None:
-            for (parameter, where), value in zip(saved, values, strict=True):
-                parameter[where] = value
+            for (local, mask), value in zip(saved, values, strict=True):
+                local[mask] = value
 
         return restore
 

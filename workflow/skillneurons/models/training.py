@@ -113,7 +113,7 @@ def train(
     progress: bool = True,
     on_evaluation: Callable[[dict], None] | None = None,
     evaluate: Callable[[torch.nn.Module], float] | None = None,
-    confine: Callable[[dict], Callable[[], None]] | None = None,
+    confine: Callable[[torch.nn.Module, dict], Callable[[], None]] | None = None,
 ) -> TrainingResult:
     """Train the parameters of ``model`` that require gradients; keep the best on dev.
 
@@ -125,9 +125,10 @@ def train(
     reproducible. ``evaluate(model)`` scores a dev evaluation (default: accuracy on
     ``dev_split``). The backbone stays in eval mode (no dropout): a frozen backbone is
     a fixed function of its inputs, the same one whose activations are analysed
-    afterwards. Adam without weight decay moves only what has a gradient. ``confine(batch)``,
-    called before each optimizer step, returns a function called after it (to undo what
-    that batch may not change: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`).
+    afterwards. Adam without weight decay moves only what has a gradient.
+    ``confine(trained, batch)``, called before each optimizer step with the module whose
+    parameters the step changes, returns a function called after it (to undo what that
+    batch may not change: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`).
     The best trainable state is loaded back into ``model`` before returning.
     Launched as several processes (:mod:`skillneurons.models.distributed`), each
     process trains on its share of every batch and the gradients are averaged; the
@@ -136,15 +137,17 @@ def train(
     parameters = [p for p in model.parameters() if p.requires_grad]
     if not parameters:
         raise ValueError("the model has no trainable parameters")
-    optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
     generator = torch.Generator().manual_seed(settings.seed)
     device = parameters[0].device
-    parallel = DataParallel.from_environment()
-    stepped = model
-    if parallel is not None:
+    parallel = DataParallel.from_environment(model)
+    if parallel is None:
+        stepped = trained = model
+        optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
+    else:
         parallel.check_batch_size(settings.batch_size)
-        stepped, optimizer = parallel.accelerator.prepare(model, optimizer)
+        stepped, trained, optimizer = parallel.prepare(model, settings.learning_rate)
         device = parallel.accelerator.device
+        LOG.info("training on %d processes, the model %s", parallel.processes, parallel.sharding)
     if evaluate is None:
 
         def evaluate(model: torch.nn.Module) -> float:
@@ -158,6 +161,7 @@ def train(
     )
     result = TrainingResult()
     stepped.eval()
+    model.eval()
     evaluations_without_gain = 0
     quiet = not progress or (parallel is not None and not parallel.is_main)
     bar = tqdm(total=settings.max_steps, desc="training", disable=quiet, mininterval=5)
@@ -170,7 +174,7 @@ def train(
             loss.backward()
         else:
             parallel.accelerator.backward(loss)
-        restore = confine(batch) if confine is not None else None
+        restore = confine(trained, batch) if confine is not None else None
         optimizer.step()
         if restore is not None:
             restore()
@@ -179,6 +183,8 @@ def train(
         result.steps = step
         if step % settings.eval_every and step != settings.max_steps:
             continue
+        if parallel is not None:
+            parallel.gather(trained, model)
         dev_accuracy = evaluate(model)
         # The batch's loss: with equal shares, the mean of the processes' share losses.
         batch_loss = (
@@ -199,6 +205,8 @@ def train(
                 LOG.info("early stop at step %d (best step %d)", step, result.best_step)
                 break
     bar.close()
+    if parallel is not None and parallel.sharded:
+        parallel.release()
     load_trainable_state(model, result.best_state)
     return result
 

@@ -237,8 +237,8 @@ def train_neurons_of_tasks(
     model = MultiTaskClassifier([scorers[task].head for task in tasks])
     model.deltas = NeuronDeltas(model.backbone, union(list(neurons.values())), output_only)
 
-    def confine(batch: dict):
-        return model.deltas.keep_only(neurons[tasks[int(batch["task"])]])
+    def confine(trained: MultiTaskClassifier, batch: dict):
+        return trained.deltas.keep_only(neurons[tasks[int(batch["task"])]])
 
     def mean_dev_score(_: MultiTaskClassifier) -> float:
         return float(np.mean([scorers[task].mean("dev") for task in tasks]))
