@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
+from skillneurons.data.subsets import SubsetError, subset_rows
 from skillneurons.infra.io import read_metadata
 from skillneurons.models.encoding import EncodedSplit, encode_split
 from skillneurons.models.prompted import PromptedClassifier
@@ -18,9 +19,11 @@ from skillneurons.neurons.activation_dump import (
     read_activations,
 )
 from skillneurons.neurons.activations import (
+    activation_moments,
     baseline_activation,
     dump_activations,
     input_token_activations,
+    position_std,
     prompt_activations,
 )
 from skillneurons.neurons.hooks import capture_activations
@@ -120,8 +123,11 @@ def test_baseline_is_the_mean_over_the_split_eq3(classifier, split):
     assert baseline.dtype == torch.float32
     assert baseline.shape == (2, PROMPT_LENGTH, neurons_of(classifier))
     torch.testing.assert_close(baseline, at_once.mean(dim=0).float(), rtol=0, atol=1e-6)
-    first = baseline_activation(classifier, split, batch_size=3, max_samples=4)
-    torch.testing.assert_close(first, at_once[:4].mean(dim=0).float(), rtol=0, atol=1e-6)
+    # 4 of the 7 samples (labels 1 0 1 1 0 0 1): a seeded, label-stratified draw.
+    drawn = baseline_activation(classifier, split, batch_size=3, max_samples=4, seed=0)
+    rows = subset_rows(LABELS, 4, 0)
+    assert sorted(np.asarray(LABELS)[rows]) == [0, 0, 1, 1]
+    torch.testing.assert_close(drawn, at_once[rows].mean(dim=0).float(), rtol=0, atol=1e-6)
     inputs = input_token_activations(classifier, everything).double().mean(dim=0).float()
     reduced = baseline_activation(classifier, split, 2, reduce=input_token_activations)
     torch.testing.assert_close(reduced, inputs, rtol=0, atol=1e-6)
@@ -185,7 +191,7 @@ def test_dump_honours_max_samples_reduce_and_order(classifier, split, tmp_path):
     assert written == 5
     assert pq.ParquetFile(path).num_row_groups == math.ceil(5 / 2)
     whole = read_activations(path)
-    assert whole.idx.tolist() == [0, 1, 2, 3, 4]
+    assert whole.idx.tolist() == subset_rows(LABELS, 5, 0).tolist()  # drawn, in split order
     assert activation_shape(path) == (2, 2, neurons_of(classifier))
     assert read_metadata(path)["positions"] == "input_mean_max"
 
@@ -240,3 +246,33 @@ def test_writer_stores_float16_little_endian_blocks(tmp_path):
     first = np.frombuffer(raw[0].as_py(), dtype="<f2").reshape(2, 3, 4)
     assert np.array_equal(first, block[0].half().numpy())
     assert torch.equal(torch.from_numpy(read_activations(path).activations), block.half())
+
+
+def test_subsets_of_a_label_sorted_split_cover_every_class(classifier, tmp_path):
+    """Hub copies of IMDB and DBpedia are sorted by label: the first 3 of these 8 rows
+    are all negative. Eq. 3's baseline, each neuron's stds and the dumps read a seeded,
+    label-stratified draw instead: 3 rows = 1 negative + 2 positives (proportional to
+    3:5), the same rows for every stage, in split order."""
+    texts = ["bad", "not good", "very bad", "good", "very good", "not bad", "good good", "good"]
+    labels = [0, 0, 0, 1, 1, 1, 1, 1]
+    split = encode_split(word_tokenizer(), texts, [None] * 8, labels, max_length=16)
+    rows = subset_rows(labels, 3, seed=11)
+    assert [labels[row] for row in rows] == [0, 1, 1]
+    everything = prompt_activations(classifier, split.batch(range(8), classifier.pad_id))
+    mean, std = activation_moments(classifier, split, 2, max_samples=3, seed=11)
+    chosen = everything[rows].double()
+    torch.testing.assert_close(mean, chosen.mean(dim=0).float(), rtol=0, atol=1e-6)
+    torch.testing.assert_close(std, chosen.std(dim=0, unbiased=False).float(), rtol=0, atol=1e-5)
+    assert position_std(classifier, split, 2, max_samples=3, seed=11).shape == mean[:, 0].shape
+    path = tmp_path / "test.parquet"
+    written = dump_activations(
+        classifier, split, list(range(100, 108)), path, batch_size=2, metadata={},
+        max_samples=3, seed=11,
+    )  # fmt: skip
+    assert written == 3
+    dumped = read_activations(path)
+    assert dumped.idx.tolist() == [100 + row for row in rows]
+    assert dumped.labels.tolist() == [0, 1, 1]
+    message = r"syn_imdb/train: .*leaves out class\(es\) \[0\].*raise the sample count"
+    with pytest.raises(SubsetError, match=message):
+        baseline_activation(classifier, split, 2, max_samples=1, seed=11, name="syn_imdb/train")

@@ -2,10 +2,12 @@
 
 Each case of :data:`CASES` builds its bad input in ``tmp_path`` and calls the library
 entry point a rule (or the Snakefile) calls: the rule ``import_task_file``'s
-``write_raw(output, load_source(task_spec(task, definition)), spec)``,
+``write_raw(output, load_source(task_spec(task, definition)), spec)``, the rule
+``split``'s :func:`~skillneurons.data.splits.make_splits`,
 :func:`~skillneurons.config.validate_config`, :func:`~skillneurons.models.loading.load_model`
 or :func:`~skillneurons.models.gguf.gguf_file`. The test checks that the message is one
-line, that it matches the case's pattern, and that no output file was written.
+line, that it matches the case's pattern, and that the failing rule's output file
+(the case's ``output``) was not written.
 """
 
 import json
@@ -20,8 +22,9 @@ import pytest
 import torch
 import transformers
 
-from skillneurons.config import ConfigError, validate_config
+from skillneurons.config import ConfigError, load_schema, validate_config
 from skillneurons.data.sources import DataSourceError, load_source, read_raw, write_raw
+from skillneurons.data.splits import SplitError, make_splits
 from skillneurons.data.tasks import TaskError, task_spec
 from skillneurons.infra.io import temporary_path
 from skillneurons.models.gguf import gguf_file
@@ -57,6 +60,29 @@ def import_task(
     spec = task_spec("mine", definition)
     write_raw(str(tmp_path / OUT), load_source(spec), spec)
     return read_raw(str(tmp_path / OUT))
+
+
+def split_task(tmp_path: Path, content: Content) -> dict[str, pd.DataFrame]:
+    """What the rules ``import_task_file`` and then ``split`` do for a user task ``mine``
+    read from ``content``, with the default config's seed and split fractions."""
+    config = validate_config(user_task(path=str(tmp_path / "mine.csv")))
+    definition = config["task_definitions"]["mine"]
+    import_task(tmp_path, content, **definition)
+    data = config["data"]
+    return make_splits(
+        read_raw(str(tmp_path / OUT)),
+        task_spec("mine", definition),
+        seed=config["seed"],
+        dev_fraction=data["dev_fraction"],
+        test_fraction=data["test_fraction"],
+    )
+
+
+def import_directory(tmp_path: Path) -> pd.DataFrame:
+    """A user task whose ``path`` is a directory (``format`` set, as its name has no
+    suffix to guess from)."""
+    (tmp_path / "mine").mkdir()
+    return import_task(tmp_path, None, "mine", format="csv")
 
 
 def jsonl(*records: dict) -> str:
@@ -101,6 +127,7 @@ class Case(NamedTuple):
     run: Callable[[Path], object]  # builds the bad input in tmp_path and calls the library
     error: type[Exception]
     message: str  # regex the one-line message must match
+    output: str = OUT  # what the failing rule writes (must not exist)
 
 
 FILE = r"file \S*mine\.(csv|jsonl|parquet)"  # the data file, named in every data error
@@ -120,6 +147,53 @@ CASES = [
         lambda tmp: import_task(tmp, "text,label\n,positive\nok,negative\n,positive\n"),
         DataSourceError,
         rf"{FILE} has 2 empty cells in column 'text' \(data rows 1, 3\); fill those cells",
+    ),
+    Case(
+        "csv-whitespace-only-text",
+        lambda tmp: import_task(tmp, "text,label\ngood,positive\n   ,negative\nfine,positive\n"),
+        DataSourceError,
+        rf"task 'mine': {FILE} has a blank text \(empty or only whitespace\) in column 'text' "
+        r"\(data row 2\); write the text in those cells or drop those rows",
+    ),
+    Case(
+        "jsonl-empty-and-tab-texts",
+        lambda tmp: import_task(
+            tmp,
+            jsonl(
+                {"text": "a", "label": "positive"},
+                {"text": "", "label": "negative"},
+                {"text": "\t\u3000", "label": "positive"},
+            ),
+            "mine.jsonl",
+        ),
+        DataSourceError,
+        rf"{FILE} has 2 blank texts \(empty or only whitespace\) in column 'text' \(lines 2, "
+        r"3\); write the text",
+    ),
+    Case(
+        "csv-duplicate-header-name",
+        lambda tmp: import_task(tmp, "text,text,label\ngood,bad,positive\n"),
+        DataSourceError,
+        r"data file \S*mine\.csv repeats the column name 'text' in its header \(columns 1, "
+        r"2\); give each column its own name",
+    ),
+    Case(
+        "directory-as-path",
+        import_directory,
+        DataSourceError,
+        r"data file \S*mine is a directory; set task_definitions\.mine\.path to one file: CSV "
+        r"\(\.csv\), JSON Lines \(\.jsonl\) or Parquet \(\.parquet\)",
+    ),
+    Case(
+        "file-of-mostly-duplicates",
+        lambda tmp: split_task(
+            tmp, "text,label\n" + "great,positive\n" * 30 + "awful,negative\n" * 30
+        ),
+        SplitError,
+        r"task 'mine' \(file \S*mine\.csv\): split '(dev|test)' is empty: 58 of the 60 source "
+        r"rows repeat another row's text and were removed as duplicates \(no text may be in "
+        r"two splits\), leaving 2 distinct rows; add more distinct examples",
+        "data/splits/mine/train.parquet",
     ),
     Case(
         "csv-empty-label-cell",
@@ -362,6 +436,12 @@ CASES = [
         "config key 'seed': 'x' is not of type 'integer'",
     ),
     Case(
+        "negative-seed",
+        lambda tmp: validate_config({"seed": -1}),
+        ConfigError,
+        r"invalid configuration: config key 'seed': -1 is less than the minimum of 0$",
+    ),
+    Case(
         "misspelled-key",
         lambda tmp: validate_config({"data": {"dev_fractoin": 0.3}}),
         ConfigError,
@@ -437,8 +517,36 @@ def test_bad_input_fails_with_one_clear_line(case, tmp_path):
     message = str(raised.value)
     assert "\n" not in message, message
     assert re.search(case.message, message), message
-    assert not (tmp_path / OUT).exists()
-    assert not temporary_path(tmp_path / OUT).exists()
+    assert not (tmp_path / case.output).exists()
+    assert not temporary_path(tmp_path / case.output).exists()
+
+
+def seed_keys(schema: dict, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The paths of the schema's seed-like keys (a name holding ``seed``)."""
+    found = []
+    for key, sub in schema.get("properties", {}).items():
+        if "seed" in key.lower():
+            found.append((*prefix, key))
+        found.extend(seed_keys(sub, (*prefix, key)))
+    return found
+
+
+def test_every_seed_key_refuses_a_negative_seed():
+    keys = seed_keys(load_schema())
+    assert ("seed",) in keys
+    for key in keys:
+        config: dict = {}
+        *parents, last = key
+        node = config
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[last] = -1
+        with pytest.raises(
+            ConfigError, match=rf"config key '{re.escape('.'.join(key))}': -1 is less"
+        ):
+            validate_config(config)
+        node[last] = 0
+        validate_config(config)
 
 
 def test_the_table_has_a_case_per_bad_input():

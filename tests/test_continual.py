@@ -25,6 +25,7 @@ from skillneurons.paper_b.continual import (
     stage_weights,
     take_snapshot,
     task_feature,
+    uniform_stage_weights,
 )
 from skillneurons.paper_b.tables import accuracy_matrix, cl_score, forgetting
 from tiny_models import tiny, word_tokenizer
@@ -58,9 +59,10 @@ def test_task_feature_is_the_mean_over_samples_of_the_token_mean():
     loaded = tiny("masked_lm", tokenizer)
     classifier = task_classifiers(loaded, WORDS)["sentiment"]
     split = tasks(tokenizer)["sentiment"]["train"]
-    feature = task_feature(classifier, split, batch_size=2, max_samples=3)
+    # 3 of the 5 samples (labels 1 0 1 0 0): a seeded, label-stratified draw, rows 1, 2, 4
+    feature = task_feature(classifier, split, batch_size=2, max_samples=3, seed=0)
     expected = []
-    for row in range(3):  # one sample at a time: no padding
+    for row in (1, 2, 4):  # one sample at a time: no padding
         batch = split.batch([row], classifier.pad_id)
         kwargs = classifier.sequence(batch["input_ids"], batch["attention_mask"])
         hidden = loaded.model.base_model(**kwargs).last_hidden_state[0]
@@ -106,6 +108,33 @@ def test_combined_neurons_follow_eq_12_and_restore_the_model():
             pass
 
 
+def test_the_uniform_control_weighs_stages_equally_where_w_ncft_weighs_by_similarity():
+    np.testing.assert_allclose(uniform_stage_weights(4), [0.25] * 4)
+    # equal similarities: Eq. 11's softmax is the uniform control
+    equal = stage_weights([np.array([1.0, 1.0]), np.array([1.0, 1.0])], np.array([1.0, 0.0]))
+    np.testing.assert_allclose(equal, uniform_stage_weights(2))
+    loaded = tiny("masked_lm", word_tokenizer())
+    model = loaded.model
+    first = take_snapshot(model, "a", {0: np.array([1, 2])})
+    with torch.no_grad():
+        for site in ffn_sites(model):
+            site.output_projection.weight.add_(1.0)
+    second = take_snapshot(model, "b", {0: np.array([2, 3])})
+    now = output_columns(model)
+    # the test task's vector is a's: cosines 1 and 0, weights e / (e + 1), 1 / (e + 1)
+    similar = stage_weights([np.array([2.0, 0.0]), np.array([0.0, 3.0])], np.array([1.0, 0.0]))
+    with combined_neurons(model, [first, second], similar):
+        weighted = output_columns(model)
+    with combined_neurons(model, [first, second], uniform_stage_weights(2)):
+        uniform = output_columns(model)
+    # neuron 2, held by both stages (a's values = b's - 1): b's - e / (e + 1) against - 1/2
+    torch.testing.assert_close(weighted[0][:, 2], now[0][:, 2] - np.e / (np.e + 1))
+    torch.testing.assert_close(uniform[0][:, 2], now[0][:, 2] - 0.5)
+    # neurons of one stage keep that stage's values under both (combine: normalized)
+    torch.testing.assert_close(uniform[0][:, 1], weighted[0][:, 1])
+    torch.testing.assert_close(uniform[0][:, 3], weighted[0][:, 3])
+
+
 def test_cl_and_forgetting_by_hand():
     rows = [
         ("x", 1, 0.8), ("x", 2, 0.6), ("x", 3, 0.4),
@@ -127,25 +156,27 @@ def test_ncft_trains_only_each_stages_neurons_and_wncft_tests_every_learnt_task(
     encoded = tasks(tokenizer)
     heads = task_classifiers(loaded, WORDS)
     before = {name: p.detach().clone() for name, p in loaded.model.named_parameters()}
-    features = {t: task_feature(heads[t], encoded[t]["train"], 2, None) for t in WORDS}
+    features = {t: task_feature(heads[t], encoded[t]["train"], 2, None, seed=0) for t in WORDS}
     relevance = {"batch_size": 2, "definition": "sample_abs", "max_samples": None}
     frame, metrics = neuron_level_fine_tuning(
         loaded, heads, encoded, ["sentiment", "negation"], SETTINGS, fraction=0.25,
         relevance=relevance, seed=0, features=features, batch_size=4,
     )  # fmt: skip
     assert frame[["method", "stage", "eval_task"]].values.tolist() == [
-        ["ncft", 1, "sentiment"], ["wncft", 1, "sentiment"],
+        ["ncft", 1, "sentiment"], ["wncft", 1, "sentiment"], ["wncft_uniform", 1, "sentiment"],
         ["ncft", 2, "sentiment"], ["ncft", 2, "negation"],
-        ["wncft", 2, "sentiment"], ["wncft", 2, "negation"],
+        ["wncft", 2, "sentiment"], ["wncft_uniform", 2, "sentiment"],
+        ["wncft", 2, "negation"], ["wncft_uniform", 2, "negation"],
     ]  # fmt: skip
     assert [m["neurons"] for m in metrics] == [16, 16]  # 25% of 2 layers x 32
     after = dict(loaded.model.named_parameters())
     changed = {n for n in before if not torch.equal(before[n], after[n])}
     assert changed and all("intermediate" in n or "output.dense" in n for n in changed)
     assert not any("attention" in n for n in changed)
-    # one stage learnt: W-NCFT has one snapshot, so it is NCFT exactly
+    # one stage learnt: W-NCFT and its uniform control have one snapshot: NCFT exactly
     first = frame[frame["stage"] == 1]
     assert (first["correct"].iloc[0] == first["correct"].iloc[1]).all()
+    assert (first["correct"].iloc[0] == first["correct"].iloc[2]).all()
     weights = metrics[1]["wncft_weights"]
     assert set(weights) == {"sentiment", "negation"} and len(weights["negation"]) == 2
     assert sum(weights["negation"]) == pytest.approx(1.0)
@@ -254,6 +285,7 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
         rows("seqft", [0, 0, 0, 1], [1, 1, 1, 1])
         + rows("ncft", [1, 1, 0, 1], [1, 1, 1, 0])
         + rows("wncft", [1, 1, 1, 1], [1, 1, 1, 0])
+        + rows("wncft_uniform", [1, 1, 0, 1], [1, 0, 1, 0])
         + rows("seqlora", [0, 1, 0, 1], [1, 1, 1, 1])
     )
     per_task = pd.DataFrame(
@@ -264,8 +296,13 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
     found = continual_claims({"order1": frame}, per_task, settings)
     estimates = [row["estimate"] for row in found]
     # CL: SeqFT (0.25 + 1) / 2, SeqLoRA (0.5 + 1) / 2, NCFT (0.75 + 0.75) / 2,
-    # W-NCFT (1 + 0.75) / 2, per-task 1
-    assert estimates == pytest.approx([0.125, 0.25, 0.0, 0.125, 0.25, 0.125])
+    # W-NCFT (1 + 0.75) / 2, W-NCFT with uniform weights (0.75 + 0.5) / 2, per-task 1
+    assert estimates == pytest.approx([0.125, 0.25, 0.0, 0.125, 0.25, 0.25, 0.125])
+    assert found[4]["claim"].endswith("beats averaging them with equal weights")
     assert all(row["ci_low"] <= row["estimate"] <= row["ci_high"] for row in found)
     empty = continual_claims({}, per_task, settings)
-    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 6
+    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 7
+    # results written before the control existed: its claim is not measured
+    old = continual_claims({"order1": frame[frame["method"] != "wncft_uniform"]}, per_task,
+                           settings)  # fmt: skip
+    assert old[4]["verdict"] == "not measured" and "wncft_uniform" in old[4]["counts"]

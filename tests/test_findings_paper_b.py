@@ -1,6 +1,8 @@
 """Paper B's claims and the A-vs-B claims on constructed results: a clear effect holds,
 no effect is inconclusive, a reversed effect fails (skillneurons.paper_b.findings)."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,12 +13,15 @@ from skillneurons.paper_b.findings import (
     DEACTIVATION,
     DEACTIVATION_SPECIFIC,
     TRAINING,
+    TRAINING_CONTROL,
     comparison_claims,
     curve_claims,
+    diagonal_control,
     diagonal_dominance,
     generation_claims,
     random_vs_task,
 )
+from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings
 
@@ -80,16 +85,67 @@ def test_diagonal_dominance_of_the_drops():
     )
 
 
-def generation_results(reference: str, own: float, cross: float, random: float) -> pd.DataFrame:
+def training_matrices(
+    own: float, cross: float, random_own: tuple[float, float], random_cross: float
+) -> pd.DataFrame:
+    """B-T2's results with every training tested on every task (zero-shot 0.5
+    everywhere): task ``i``'s neurons trained on ``i`` score ``own`` on ``i`` and
+    ``cross`` on the others; random draw ``d`` trained on ``i`` scores
+    ``random_own[d]`` on ``i`` and ``random_cross`` on the others."""
+    rows = [result_row("zero_shot", "", 0, t, correct_at(0.5, 1)) for t in TASKS]
+    for index, source in enumerate(TASKS):
+        for task in TASKS:
+            value = own if task == source else cross
+            rows.append(result_row("task", source, 0, task, correct_at(value, 10 + index)))
+            for draw, random_value in enumerate(random_own):
+                value = random_value if task == source else random_cross
+                rows.append(result_row("random", source, draw, task, correct_at(value, 20 + draw)))
+    return results_frame(rows)
+
+
+def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_ones():
+    # random neurons trained on the row's data dominate as much: task margin 0.8 - 0.5,
+    # random margins 0.65 - 0.4 and 0.75 - 0.4 (mean 0.3): no effect, not "holds"
+    as_much = training_matrices(own=0.8, cross=0.5, random_own=(0.65, 0.75), random_cross=0.4)
+    untrained = {task: correct_at(0.5, 1) for task in TASKS}
+    # B-F5c's own claim holds there: the diagonal dominates by construction
+    plain = diagonal_dominance(TRAINING_CONTROL, as_much, untrained, 1.0, SETTINGS)
+    assert plain["estimate"] == pytest.approx(0.3) and plain["verdict"] == "holds"
+    row = diagonal_control(TRAINING_CONTROL, as_much, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.0, abs=1e-9)
+    assert row["verdict"] == "inconclusive"
+    assert json.loads(row["counts"])["random draws"] == 2
+    # random neurons barely favour their task: margins 0.6 - 0.5 and 0.7 - 0.5 (0.15)
+    more = training_matrices(own=0.8, cross=0.5, random_own=(0.6, 0.7), random_cross=0.5)
+    row = diagonal_control(TRAINING_CONTROL, more, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.3 - 0.15) and row["verdict"] == "holds"
+    # the random matrix B-F5c_random shows: mean over draws minus zero-shot, in points
+    matrix = effect_matrix(more, {t: 0.5 for t in TASKS}, condition="random")
+    np.testing.assert_allclose(
+        matrix.set_index("neurons_of").loc[TASKS, TASKS], np.where(np.eye(3), 15.0, 0.0)
+    )
+    # results whose random trainings were tested on their own task only
+    own_only = more[(more["condition"] != "random") | (more["source"] == more["eval_task"])]
+    row = diagonal_control(TRAINING_CONTROL, own_only, SETTINGS)
+    assert row["verdict"] == "not measured" and "was not tested on" in row["counts"]
+    with pytest.raises(ValueError, match="no 'random' result of a's neurons on b"):
+        effect_matrix(own_only, {t: 0.5 for t in TASKS}, condition="random")
+
+
+def generation_results(
+    reference: str, own: float, cross: float, random: float, random_cross: float = 0.2
+) -> pd.DataFrame:
     """Generation results of tasks ``a`` and ``b``, every per-sample ROUGE-L 0.2 in the
     ``reference`` rows (``zero_shot`` or ``original``); ``own`` with the task's neurons
     trained or deactivated, ``cross`` on the other task, ``random`` with random neurons
-    (two draws)."""
+    (two draws), ``random_cross`` with them on the other task."""
     rows = []
     for task in ("a", "b"):
+        other = "ab".replace(task, "")
         rows.append((reference, "", 0, task, 0.2))
-        rows += [("task", task, 0, task, own), ("task", task, 0, "ab".replace(task, ""), cross)]
+        rows += [("task", task, 0, task, own), ("task", task, 0, other, cross)]
         rows += [("random", task, draw, task, random) for draw in range(2)]
+        rows += [("random", task, draw, other, random_cross) for draw in range(2)]
     frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "rouge_l"])
     frame["sample_rouge_l"] = [np.full(SAMPLES, value) for value in frame["rouge_l"]]
     return frame
@@ -102,17 +158,19 @@ def test_generation_claims_read_per_sample_rouge():
     trained = generation_results("zero_shot", own=0.5, cross=0.25, random=0.3)
     rows = generation_claims(off, trained, SETTINGS)
     assert [row["paper"] for row in rows] == [
-        "§4.1, B-T1 (generation)", "§4.2, B-T2 (generation)", "A.4, B-F5b", "A.4, B-F5d"
+        "§4.1, B-T1 (generation)", "§4.2, B-T2 (generation)", "A.4, B-F5b", "A.4, B-F5d",
+        "A.4, B-F5d (control; ours)",
     ]  # fmt: skip
     # random - own 0.1; task - random 0.2; own drop 0.15 - other drops 0.02; own gain
-    # 0.3 - other gains 0.05
-    expected = [0.1, 0.2, 0.13, 0.25]
+    # 0.3 - other gains 0.05; that margin 0.25 - random's (gain 0.1, others 0) 0.1
+    expected = [0.1, 0.2, 0.13, 0.25, 0.15]
     assert [row["estimate"] for row in rows] == pytest.approx(expected)
-    assert [row["verdict"] for row in rows] == ["holds"] * 4
+    assert [row["verdict"] for row in rows] == ["holds"] * 5
     trained = generation_results("zero_shot", own=0.3, cross=0.5, random=0.3)
     rows = generation_claims(off, trained, SETTINGS)
     assert rows[1]["estimate"] == pytest.approx(0.0) and rows[1]["verdict"] == "inconclusive"
     assert rows[3]["estimate"] == pytest.approx(-0.2) and rows[3]["verdict"] == "fails"
+    assert rows[4]["estimate"] == pytest.approx(-0.3) and rows[4]["verdict"] == "fails"
 
 
 def test_rank_agreement_claims():

@@ -6,11 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from skillneurons.models.neuron_deltas import NeuronDeltas
+from skillneurons.models.encoding import encode_split
+from skillneurons.models.neuron_deltas import MaskedAdam
 from skillneurons.models.sites import ffn_sites, neuron_parameters
 from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.classifiers import task_classifier
 from skillneurons.paper_b.generalization import (
+    controlled_overlap,
     controlled_set,
     flat_ids,
     from_flat,
@@ -18,6 +22,7 @@ from skillneurons.paper_b.generalization import (
     overlap_table,
     random_overlap,
     results_frame,
+    train_neurons_of_tasks,
     training_for_share,
     union,
     with_single_task_groups,
@@ -37,6 +42,7 @@ from skillneurons.paper_b.generalization_findings import (
 )
 from skillneurons.paper_b.groups import task_groups
 from skillneurons.paper_b.relevance import relevance_table
+from skillneurons.paper_b.scorers import TaskScorer
 from skillneurons.paper_b.similarity import (
     correlation_table,
     ranked_sets,
@@ -49,7 +55,7 @@ from skillneurons.paper_b.tables import (
     proportion_table,
 )
 from skillneurons.reporting.findings import BootstrapSettings
-from tiny_models import FAMILIES
+from tiny_models import FAMILIES, tiny, word_tokenizer
 
 SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=5)
 SAMPLES = 200
@@ -84,22 +90,131 @@ def test_controlled_sampler_hits_the_share_exactly_and_is_seeded():
     assert len(np.intersect1d(capped, test_ids)) == 50 and len(capped) == 80
 
 
-def test_keep_only_undoes_a_step_on_the_other_tasks_neurons():
+def tasks_on_one_backbone(*tasks: str) -> dict[str, TaskScorer]:
+    """Classification tasks on one tiny BERT (2 layers of 32 neurons), four training
+    rows each (the labels flipped from one task to the next); their evaluations score
+    a constant (the kept state is the last step's)."""
+    loaded = tiny("masked_lm", word_tokenizer())
+    texts = ["very good", "not good bad", "bad", "very very good"]
+
+    def constant(_: str):
+        return np.array([0.5]), 2
+
+    scorers = {}
+    for index, task in enumerate(tasks):
+        labels = [1, 0, 0, 1] if index % 2 == 0 else [0, 1, 1, 0]
+        rows = encode_split(loaded.tokenizer, texts, [None] * 4, labels, 16)
+        head = task_classifier(loaded, ["Negative", "Positive"])
+        scorers[task] = TaskScorer(head, rows, "classification", constant)
+    return scorers
+
+
+def adam_by_hand(grads, rate, beta1=0.9, beta2=0.999, eps=1e-8):
+    """Adam's moments and the total change it makes, in float64, over ``grads``."""
+    first = second = change = 0.0
+    for step, grad in enumerate(grads, start=1):
+        grad = grad.double()
+        first = beta1 * first + (1 - beta1) * grad
+        second = beta2 * second + (1 - beta2) * grad**2
+        corrected = (second / (1 - beta2**step)).sqrt()
+        change = change - rate * first / (1 - beta1**step) / (corrected + eps)
+    return first, second, change
+
+
+def test_tasks_trained_together_keep_adam_moments_of_their_own_batches():
+    """B-F2 (paper B, §3.2): after six alternating batches (a, b, a, b, a, b), a neuron
+    of task a alone holds in Adam's moments a's three gradients only, and has moved as
+    Adam run on a's batches; b's neuron likewise; the shared neuron's moments hold all
+    six."""
+    scorers = tasks_on_one_backbone("a", "b")
+    # Layer 1 of the union: neuron 0 (a only), 3 (shared), 5 (b only): columns 0, 1, 2.
+    neurons = {"a": {1: np.array([0, 3])}, "b": {1: np.array([3, 5])}}
+    settings = TrainingSettings(learning_rate=0.01, batch_size=2, max_steps=6, eval_every=6)
+    grads, optimizers = [], []
+
+    def before_step(optimizer, args, kwargs):
+        optimizers.append(optimizer)
+        grads.append({id(p): p.grad.clone() for p in optimizer.param_groups[0]["params"]})
+
+    handle = register_optimizer_step_pre_hook(before_step)
+    try:
+        deltas, _ = train_neurons_of_tasks(scorers, neurons, settings, progress=False)
+    finally:
+        handle.remove()
+    assert len(grads) == 6 and len({id(o) for o in optimizers}) == 1
+    state = optimizers[0].state
+    layer = deltas.layers["1"]
+    # (parameter, the slice of one neuron's entries) for its output column, input row
+    # and bias entry.
+    places = [(layer.output, lambda t, n: t[:, n]), (layer.inputs[0], lambda t, n: t[n]),
+              (layer.input_biases[0], lambda t, n: t[n])]  # fmt: skip
+    for column, steps in ((0, [0, 2, 4]), (2, [1, 3, 5]), (1, range(6))):
+        for parameter, entries in places:
+            own = [entries(grads[step][id(parameter)], column) for step in steps]
+            first, second, change = adam_by_hand(own, 0.01)
+            moments = state[parameter]
+            torch.testing.assert_close(
+                entries(moments["exp_avg"], column).double(), first, rtol=1e-5, atol=1e-9
+            )
+            torch.testing.assert_close(
+                entries(moments["exp_avg_sq"], column).double(), second, rtol=1e-5, atol=1e-12
+            )
+            if column != 1:  # the shared neuron's steps have their own bias corrections
+                torch.testing.assert_close(
+                    entries(parameter.detach(), column).double(), change, rtol=1e-4, atol=1e-7
+                )
+    deltas.remove()
+
+
+def top_of(task: str, *neurons: int) -> pd.DataFrame:
+    """A task-neuron table of the tiny BERT (2 x 32 neurons) ranking ``neurons`` (layer
+    0) first, in that order."""
+    values = np.zeros((2, 32))
+    values[0, list(neurons)] = np.arange(len(neurons), 0, -1)
+    return relevance_table(values, task, 0)
+
+
+def test_the_natural_controlled_row_trains_each_task_its_own_neurons():
+    """A.7's natural row is B-F2's training at q: a trains its top {0, 1}, b its {1, 2}
+    (N_x = {0, 1, 2}); the drawn set (all of N_y = {2, 3} and one other) is trained by
+    both. Shares and Jaccard values counted by hand."""
+    scorers = tasks_on_one_backbone("a", "b", "c")
+    tables = {"a": top_of("a", 0, 1), "b": top_of("b", 1, 2), "c": top_of("c", 2, 3)}
+    settings = TrainingSettings(learning_rate=0.01, batch_size=2, max_steps=2, eval_every=2)
+    results, metrics = controlled_overlap(
+        scorers, tables, ("cls", "cls"), ["a", "b"], ["c"], 2 / 64, [1.0], settings, seed=0
+    )
+    assert [m["neurons"] for m in metrics] == [{"a": 2, "b": 2}, {"a": 3, "b": 3}]
+    rows = results.drop_duplicates("trained")
+    assert rows["trained"].tolist() == ["natural", "drawn"]
+    # natural: {0, 1, 2} against {2, 3}; drawn: {2, 3, x}, x outside N_y
+    assert rows["overlap"].tolist() == pytest.approx([1 / 3, 2 / 3])
+    assert rows["jaccard"].tolist() == pytest.approx([1 / 4, 2 / 3])
+
+
+def test_masked_adam_is_adam_on_the_entries_of_each_step():
     torch.manual_seed(0)
-    model = FAMILIES["llama"][0]().eval()
-    deltas = NeuronDeltas(model, {0: [1, 2, 3], 1: [0, 4]})
-    for parameter in deltas.parameters():
-        parameter.grad = torch.ones_like(parameter)
-    optimizer = torch.optim.Adam(deltas.parameters(), lr=0.1)
-    restore = deltas.keep_only({0: [2]})
-    optimizer.step()
-    restore()
-    layer0, layer1 = deltas.layers["0"], deltas.layers["1"]
-    moved = (layer0.output != 0).any(dim=0).tolist()
-    assert moved == [False, True, False]  # only neuron 2 of layer 0
-    for weight in layer0.inputs:  # gate and up rows
-        assert (weight != 0).any(dim=1).tolist() == [False, True, False]
-    assert all((p == 0).all() for p in layer1.parameters())  # no neuron of layer 1 kept
+    values = torch.randn(3, 4)
+    grads = [torch.randn(3, 4) for _ in range(4)]
+    masks = [torch.tensor([True, False, True])[:, None].expand(3, 4)] * 2 + [
+        torch.ones(3, 4, dtype=torch.bool)
+    ] * 2
+    masked, plain = torch.nn.Parameter(values.clone()), torch.nn.Parameter(values.clone())
+    optimizer = MaskedAdam([masked], lr=0.1)
+    for grad, mask in zip(grads, masks, strict=True):
+        masked.grad = grad.clone()
+        optimizer.entries = {masked: mask}
+        optimizer.step()
+    # rows 0 and 2 took four steps, row 1 the last two: Adam on exactly those
+    for row, taken in ((0, grads), (1, grads[2:]), (2, grads)):
+        plain.data, plain.grad = values.clone(), None
+        reference = torch.optim.Adam([plain], lr=0.1)
+        for grad in taken:
+            plain.grad = grad.clone()
+            reference.step()
+        torch.testing.assert_close(masked[row], plain[row], rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="entries is not set"):
+        optimizer.step()
 
 
 def places_by_hand():
@@ -128,13 +243,12 @@ def test_similarity_definitions_on_hand_made_parameters():
     places = places_by_hand()
     # θ_0 = (1, 0, 1, 1), θ_1 = (0, 1, 0, 2), θ_2 = (2, 0, 1, 0); |θ|^2 = 3, 5, 5
     same, disjoint = np.array([0, 1]), (np.array([0]), np.array([1, 2]))
-    assert similarity("masked", places, same, same) == pytest.approx(1.0)
+    assert similarity("norm_weighted_overlap", places, same, same) == pytest.approx(1.0)
     assert similarity("centroid", places, same, same[::-1]) == pytest.approx(1.0)
-    assert similarity("masked", places, *disjoint) == pytest.approx(0.0)
+    assert similarity("norm_weighted_overlap", places, *disjoint) == pytest.approx(0.0)
     # partial overlap {0, 1} vs {1, 2}: shared |θ_1|^2 = 5 over sqrt(8 * 10)
-    assert similarity("masked", places, np.array([0, 1]), np.array([1, 2])) == pytest.approx(
-        5 / np.sqrt(80)
-    )
+    partial = similarity("norm_weighted_overlap", places, np.array([0, 1]), np.array([1, 2]))
+    assert partial == pytest.approx(5 / np.sqrt(80))
     theta = np.array([[1, 0, 1, 1], [0, 1, 0, 2], [2, 0, 1, 0]], float)
     centroid = similarity("centroid", places, np.array([0]), np.array([1, 2]))
     mean = theta[1:].mean(axis=0)
@@ -144,12 +258,13 @@ def test_similarity_definitions_on_hand_made_parameters():
     # rank_paired: (θ_2) against (θ_0), cut to one neuron each
     paired = similarity("rank_paired", places, np.array([2, 1]), np.array([0]))
     assert paired == pytest.approx(theta[2] @ theta[0] / np.sqrt(5 * 3))
-    # delta: the change from a base where every entry is 0 except θ_1's
+    # delta_centroid: the mean change from a base where every entry is 0 except θ_1's
     base = [(torch.zeros(2, 3), 1), (torch.tensor([[0.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), 0)]
     base[0][0][1, 1] = 1.0
-    assert np.isnan(similarity("delta", places, np.array([1]), np.array([1]), base))
-    assert similarity("delta", places, np.array([0, 1]), np.array([0]), base) == pytest.approx(1.0)
-    assert np.isnan(similarity("masked", places, np.array([], int), same))
+    assert np.isnan(similarity("delta_centroid", places, np.array([1]), np.array([1]), base))
+    changed = similarity("delta_centroid", places, np.array([0, 1]), np.array([0]), base)
+    assert changed == pytest.approx(1.0)
+    assert np.isnan(similarity("norm_weighted_overlap", places, np.array([], int), same))
     with pytest.raises(ValueError, match="unknown"):
         similarity("mean", places, same, same)
 
@@ -174,8 +289,9 @@ def test_layer_similarity_panels_average_the_models_each_panel_names():
             {
                 "layer": layer,
                 "test_task": test,
-                "definition": "masked",
+                "definition": "centroid",
                 "similarity": value,
+                "chance": 0.0,
                 "trained": trained,
             }  # fmt: skip
             for trained, test, values in rows
@@ -291,13 +407,27 @@ def test_share_claims_read_fixed_contrasts():
     assert row["verdict"] == "holds"
 
 
+def test_share_claims_are_decided_at_one_learning_rate():
+    peaked = sweep({0.1: (0.6, 0.5), 0.5: (0.9, 0.6), 1.0: (0.7, 0.8)})
+    one = peaked.assign(learning_rate=0.001)
+    row = share_contrast(SPECIALIZATION_PEAK, one, "id", 0.5, 1.0, SETTINGS)
+    assert row["verdict"] == "holds"
+    assert row["effect"].endswith("; every share at learning rate 0.001")
+    # 0.1 / p above 10% (learning_rate_share 0.1): the share and the rate confounded
+    scaled = peaked.assign(learning_rate=0.001 * np.minimum(1.0, 0.1 / peaked["proportion"]))
+    row = share_contrast(SPECIALIZATION_PEAK, scaled, "id", 0.5, 1.0, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "not measured"
+    assert "learning rate changes with the share (0.0002 at 0.5, 0.0001 at 1)" in row["counts"]
+
+
 def test_controlled_claim_and_table():
     rows = []
     for q in (0.1, 0.3):
         for trained, share, value in (("natural", 0.2, 0.6), ("drawn", 0.1, 0.5),
                                       ("drawn", 1.0, 0.7)):  # fmt: skip
             rows.append({"experiment": "controlled", "group": "cls", "trained": trained,
-                         "proportion": q, "overlap": share, "eval_task": "b",
+                         "proportion": q, "overlap": share, "jaccard": share / 2,
+                         "eval_task": "b",
                          "eval_group": "cls", "role": "ood", "metric": "accuracy",
                          "score": value, "predicted_classes": 2,
                          "sample_scores": correct_at(value, int(10 * share))})  # fmt: skip
@@ -317,6 +447,7 @@ def test_controlled_claim_and_table():
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
     assert set(table["pair"]) == {"cls-cls"}
     assert table["overlap"].tolist() == pytest.approx([20.0, 10.0, 100.0] * 2)
+    assert table["jaccard"].tolist() == pytest.approx([10.0, 5.0, 50.0] * 2)
     assert table["ood_mean"].tolist() == pytest.approx([60.0, 50.0, 70.0] * 2)
     # Two pairs of one training group draw sets of the same shares: kept apart.
     other = frame.assign(score=frame["score"] - 0.1)
@@ -370,6 +501,21 @@ def test_overlap_table_pairs_every_training_group_with_every_test_group():
         overlap_table({"cls": groups["cls"], "gen": (wider, wider)}, [0.2])
 
 
+def test_overlap_table_records_eq_13_and_the_share_of_training_neurons():
+    """Hand-counted: training tasks a {0, 1} and c {2, 3}, test task b {3, 4}, of 10
+    neurons (top 20% each). Eq. 13 (Jaccard): |{3}| / |{0..4}| = 1/5; the share of
+    N_x in N_y: 1/4. Random sets of 4 and 2: 0.8 shared of 5.2 (Jaccard), 2/10 of N_x
+    (share)."""
+    train = {"a": top_two("a", 0), "c": top_two("c", 2)}
+    table = overlap_table({"cls": (train, {"b": top_two("b", 3)})}, [0.2])
+    row = table.iloc[0]
+    assert (row["train_neurons"], row["test_neurons"]) == (4, 2)
+    assert row["overlap"] == pytest.approx(20.0)
+    assert row["test_share"] == pytest.approx(25.0)
+    assert row["random_overlap"] == pytest.approx(100 * 0.8 / 5.2)
+    assert row["random_test_share"] == pytest.approx(20.0)
+
+
 def test_overlap_claims_name_their_pair_of_groups():
     train, test = {"a": top_two("a", 0)}, {"b": top_two("b", 1)}
     above, rises = overlap_claims(train, test, [0.2, 0.5], SETTINGS, "gen-cls")
@@ -382,7 +528,13 @@ def test_overlap_claims_name_their_pair_of_groups():
 
 def test_similarity_claim_pools_within_tasks():
     rows = [
-        {"trained": f"m{m}", "test_task": task, "similarity": s + level, "score": a + level}
+        {
+            "trained": f"m{m}",
+            "test_task": task,
+            "similarity": s + level,
+            "chance": 0.1,
+            "score": a + level,
+        }  # fmt: skip
         for task, level in (("x", 0.0), ("y", 5.0))
         for m, (s, a) in enumerate([(0.1, 50), (0.2, 60), (0.3, 70), (0.4, 75)])
     ]

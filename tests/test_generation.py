@@ -26,6 +26,7 @@ from skillneurons.models.generation import (
     encode_examples,
     greedy_continuations,
     lm_batch,
+    sample_losses,
 )
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.sites import ffn_sites
@@ -370,10 +371,14 @@ def test_generation_relevance_is_each_samples_gradient_times_activation():
         finally:
             for handle in handles:
                 handle.remove()
-        torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum").backward()
+        # Paper B spec, ambiguity 2: the mean over the sample's target tokens.
+        targets = int((batch["labels"] != IGNORED).sum())
+        summed = torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum")
+        (summed / targets).backward()
         for layer, value in seen.items():
             expected[layer] += (value.grad * value).detach().sum(dim=1)[0].abs().double().numpy()
         loaded.model.zero_grad(set_to_none=True)
+    assert [len(example.target) for example in split.examples] == [5, 6]  # EOS included
     np.testing.assert_allclose(got, expected / len(split), rtol=1e-5, atol=1e-9)
     assert got.max() > 0
 
@@ -397,9 +402,11 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
         width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
         other_tests=others,
     )  # fmt: skip
-    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random"]
-    assert results["source"].tolist() == ["", "syn_cnndm", "syn_cnndm", "syn_cnndm"]
-    assert results["eval_task"].tolist() == ["syn_cnndm", "syn_cnndm", "syn_xsum", "syn_cnndm"]
+    # the random training is scored on the other task too (B-F5d's control)
+    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random", "random"]
+    assert results["source"].tolist() == ["", *["syn_cnndm"] * 4]
+    assert results["eval_task"].tolist() == ["syn_cnndm", *["syn_cnndm", "syn_xsum"] * 2]
+    assert len(results["sample_rouge_l"].iloc[4]) == 2
     zero, trained = results["rouge_l"].iloc[0], results["rouge_l"].iloc[1]
     assert zero < 0.5 and trained == 1.0  # both targets written back exactly
     assert list(results["sample_rouge_l"].iloc[1]) == [1.0, 1.0]
@@ -485,3 +492,20 @@ def test_generation_table_rows_are_rouge_times_100_with_the_gains():
     assert row["train_random_std"] == pytest.approx(100 * np.std([0.2, 0.3], ddof=1))
     assert (row["gain_task"], row["gain_random"]) == pytest.approx((40.0, 15.0))
     assert row["random_draws"] == 2
+
+
+def test_sample_loss_is_the_mean_over_its_target_tokens_not_the_sum():
+    """Two samples in one batch, 3 next-token rows each over a 2-word vocabulary: sample
+    A has 1 target token, sample B 3. Row cross-entropies by hand: logits (0, 0) give
+    ln 2; logits (ln 3, 0) give ln(4/3) for word 0 and ln 4 for word 1."""
+    ln3 = float(np.log(3.0))
+    logits = torch.tensor([[0.0, 0.0], [5.0, 1.0], [2.0, 7.0], [ln3, 0.0], [ln3, 0.0], [0.0, 0.0]])
+    labels = torch.tensor([1, IGNORED, IGNORED, 0, 1, 0])
+    got = sample_losses(logits, labels, 2)
+    mean = [np.log(2.0), (np.log(4 / 3) + np.log(4.0) + np.log(2.0)) / 3]  # = ln(32/3) / 3
+    np.testing.assert_allclose(got.numpy(), mean, rtol=1e-6)
+    summed = [np.log(2.0), np.log(32 / 3)]  # the old loss: B weighed 3 tokens' worth
+    assert not np.allclose(got.numpy(), summed, rtol=1e-3)
+    # Classification (one row per sample) keeps the plain cross-entropy.
+    plain = torch.nn.functional.cross_entropy(logits[:2], torch.tensor([1, 0]), reduction="none")
+    torch.testing.assert_close(sample_losses(logits[:2], torch.tensor([1, 0]), 2), plain)

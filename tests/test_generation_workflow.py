@@ -111,9 +111,10 @@ def test_the_training_results_and_the_table(generation_run):
     sandbox, _ = generation_run
     folder = sandbox / f"results/{MODEL}/paper_b/generation"
     results = pd.read_parquet(folder / f"training/{TASK}.parquet")
-    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random", "random"]
-    assert results["eval_task"].tolist() == [TASK, TASK, TEST_TASK, TASK, TASK]
-    assert results["draw"].tolist() == [0, 0, 0, 0, 1]
+    # each training, random ones too (B-F5d's control), is scored on both tasks
+    assert results["condition"].tolist() == ["zero_shot", "task", "task", *["random"] * 4]
+    assert results["eval_task"].tolist() == [TASK, *[TASK, TEST_TASK] * 3]
+    assert results["draw"].tolist() == [0, 0, 0, 0, 0, 1, 1]
     assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
     assert results["rouge_l"].between(0, 1).all()
     for mean, scores in zip(results["rouge_l"], results["sample_rouge_l"], strict=True):
@@ -129,7 +130,7 @@ def test_the_training_results_and_the_table(generation_run):
     row = table.iloc[0]
     assert row["zero_shot"] == pytest.approx(100 * results["rouge_l"].iloc[0])
     assert row["train_task"] == pytest.approx(100 * results["rouge_l"].iloc[1])
-    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[3:].mean())
+    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[[3, 5]].mean())
 
 
 def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
@@ -143,6 +144,15 @@ def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(
     for row in trained.itertuples():
         expected = 100 * (row.rouge_l - zero_shot[row.eval_task])
         assert matrix.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
+    # the control: random neurons trained on the row's task, mean over the 2 draws
+    control = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d_random.csv")
+    control = control.set_index("neurons_of")
+    random = results[results["condition"] == "random"]
+    means = random.groupby(["source", "eval_task"])["rouge_l"].mean()
+    assert len(means) == 4
+    for (source, task), mean in means.items():
+        expected = 100 * (mean - zero_shot[task])
+        assert control.loc[source, task] == pytest.approx(expected, abs=0.05)
     assert (sandbox / f"results/{MODEL}/figures/B-F5_generation.png").stat().st_size > 0
 
 

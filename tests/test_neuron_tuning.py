@@ -207,8 +207,9 @@ def test_relevance_equals_the_hand_computation_under_every_definition():
     )
     token = relevance(classifier, split, 2, "token_abs")
     assert (token >= relevance(classifier, split, 2, "sample_abs") - 1e-12).all()
-    first_two = relevance(classifier, split, 5, "sample_abs", max_samples=2)
-    np.testing.assert_allclose(first_two, np.abs(products[:2]).mean(0), rtol=1e-4, atol=1e-9)
+    # Two samples: a seeded, label-stratified draw (rows 1 and 4, labels 0 and 1).
+    drawn = relevance(classifier, split, 5, "sample_abs", max_samples=2, seed=0)
+    np.testing.assert_allclose(drawn, np.abs(products[[1, 4]]).mean(0), rtol=1e-4, atol=1e-9)
     assert all(p.grad is None for p in classifier.parameters())
 
 
@@ -248,3 +249,42 @@ def test_top_fraction_and_matched_random_neurons():
     assert [len(random[0]), len(random[1])] == [2, 1]
     again = matched_random_neurons({0: np.array([1, 2]), 1: np.array([3])}, 4, seed=5)
     assert all(np.array_equal(random[layer], again[layer]) for layer in (0, 1))
+
+
+def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
+    from skillneurons.models.encoding import encode_split
+    from skillneurons.models.training import TrainingSettings
+    from skillneurons.paper_b.classifiers import task_classifiers
+    from skillneurons.paper_b.neuron_training import neuron_training_results
+
+    tokenizer = word_tokenizer()
+    loaded = tiny("masked_lm", tokenizer)
+    heads = task_classifiers(
+        loaded, {"sentiment": ["Negative", "Positive"], "negation": ["bad", "good"]}
+    )
+    sentiment = encode_split(tokenizer, ["good", "bad", "very good"], [None] * 3, [1, 0, 1], 16)
+    negation = encode_split(tokenizer, ["not bad", "bad", "not good", "good"], [None] * 4,
+                            [1, 0, 1, 0], 16)  # fmt: skip
+    encoded = {
+        "sentiment": dict.fromkeys(("train", "dev", "test"), sentiment),
+        "negation": dict.fromkeys(("train", "dev", "test"), negation),
+    }
+    before = {name: value.clone() for name, value in loaded.model.state_dict().items()}
+    training = TrainingSettings(learning_rate=1e-2, batch_size=2, max_steps=2, eval_every=2,
+                                patience=1, seed=0)  # fmt: skip
+    frame, metrics = neuron_training_results(
+        heads, "sentiment", encoded, {0: np.array([0, 1, 2]), 1: np.array([5])}, width=32,
+        training=training, random_draws=2, seed=0, batch_size=4, progress=False,
+    )  # fmt: skip
+    # the task's neurons and each random draw: every task tested (B-F5c and its control)
+    assert frame[["condition", "draw", "eval_task"]].values.tolist() == [
+        ["task", 0, "sentiment"], ["task", 0, "negation"],
+        ["random", 0, "sentiment"], ["random", 0, "negation"],
+        ["random", 1, "sentiment"], ["random", 1, "negation"],
+    ]  # fmt: skip
+    assert set(frame["source"]) == {"sentiment"}
+    assert [len(c) for c in frame["correct"]] == [3, 4] * 3
+    assert frame["accuracy"].tolist() == pytest.approx([np.mean(c) for c in frame["correct"]])
+    assert [run["neurons"] for run in metrics["trainings"]] == [4, 4, 4]
+    for name, value in loaded.model.state_dict().items():  # the deltas removed
+        assert torch.equal(value, before[name]), name

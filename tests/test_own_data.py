@@ -9,6 +9,8 @@ import pytest
 
 from conftest import ROOT, run_snakemake
 from skillneurons.data.synthetic import generate_task
+from skillneurons.data.task_choice import AUTO_TYPES, auto_tasks
+from skillneurons.data.tasks import TASK_TYPES
 from skillneurons.models.loading import load_model
 
 OWN_DATA = re.compile(r"<!-- own-data:begin -->\n```yaml\n(.*?)```\n<!-- own-data:end -->", re.S)
@@ -18,6 +20,32 @@ def readme_config() -> str:
     found = OWN_DATA.search((ROOT / "README.md").read_text())
     assert found, "the README lacks its own-data block"
     return found.group(1)
+
+
+#: How the README's own-data paragraph names the stages ``auto`` picks tasks for.
+AUTO_STAGES = {
+    "random_label_words": "random label words",
+    "tuning_methods": "adapters and BitFit",
+    "ablation": "the ablation table",
+}
+
+
+def test_readme_own_data_paragraph_states_the_auto_choices():
+    """The paragraph's ``auto`` list is what task_choice picks from tasks of every type
+    (two of each, in TASK_TYPES order), and the first task when none has a wanted type."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    paragraph = readme.split("## Your own data and your own model", 1)[1]
+    paragraph = paragraph.split("<!-- own-data:begin -->", 1)[0]
+    task_types = {f"{kind}{i}": kind for i in (1, 2) for kind in TASK_TYPES}
+    choices = []
+    for section in AUTO_TYPES:
+        chosen = auto_tasks(section, task_types)
+        assert all(task.endswith("1") for task in chosen)  # the first of each type
+        kinds = " and the first ".join(task_types[task] for task in chosen)
+        choices.append(f"the first {kinds} task for {AUTO_STAGES[section]}")
+        assert auto_tasks(section, {"own1": "other", "own2": "other"}) == ["own1"]
+    fallback = "the first task when yours have none of those types"
+    assert f"(`auto`: {', '.join(choices)}; {fallback};" in paragraph
 
 
 def test_readme_own_data_lines_run_the_pipeline(sandbox):

@@ -12,16 +12,19 @@ from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import accuracy
 from skillneurons.neurons.activation_dump import ActivationWriter
+from skillneurons.neurons.activations import activation_moments, position_std
 from skillneurons.neurons.curve_table import CURVE_COLUMNS
 from skillneurons.neurons.hooks import capture_activations, edit_activations
 from skillneurons.neurons.perturbation import (
     NamedOrder,
     PerturbationSettings,
     layer_matched_orders,
+    noise_scale,
     perturbation_edits,
     perturbation_orders,
     perturbed_accuracy,
     perturbed_count,
+    positions_scale,
     random_orders,
     sweep_orders,
 )
@@ -62,8 +65,7 @@ def captured(classifier, split, edits=None):
 def test_noise_touches_exactly_the_selected_neurons(classifier, split, draw):
     settings = PerturbationSettings(sigma=0.5, draw=draw, seed=3)
     neurons = {1: torch.tensor([2, 7, 30])}
-    generator = torch.Generator().manual_seed(settings.seed)
-    edits = perturbation_edits(classifier, neurons, settings, generator=generator)
+    edits = perturbation_edits(classifier, neurons, settings)
     clean0, clean1 = captured(classifier, split)
     noisy0, noisy1 = captured(classifier, split, edits)
     assert torch.equal(noisy0, clean0)  # layer 0 is upstream of the edit
@@ -77,9 +79,8 @@ def test_noise_touches_exactly_the_selected_neurons(classifier, split, draw):
         assert spread < 1e-5
     else:
         assert spread > 0.1
-    # Seeded: the same generator seed gives the same noise.
-    generator.manual_seed(settings.seed)
-    again = captured(classifier, split, edits)[1]
+    # Seeded: edits made again with the same seed give the same noise.
+    again = captured(classifier, split, perturbation_edits(classifier, neurons, settings))[1]
     assert torch.equal(again, noisy1)
 
 
@@ -273,8 +274,7 @@ def test_neuron_std_unit_scales_each_neurons_noise_by_its_std(classifier, split)
     clean = captured(classifier, split)[1]
 
     def noise_of(settings, scale=None):
-        generator = torch.Generator().manual_seed(1)
-        edits = perturbation_edits(classifier, neurons, settings, generator=generator, scale=scale)
+        edits = perturbation_edits(classifier, neurons, settings, scale=scale)
         return captured(classifier, split, edits)[1] - clean
 
     absolute = noise_of(PerturbationSettings(sigma=0.5, seed=1))
@@ -298,3 +298,80 @@ def test_uniform_and_layer_matched_random_orders_have_their_own_counts():
     ]  # fmt: skip
     for order in orders[1:]:
         assert sorted(order.order) == list(range(8))
+
+
+@pytest.mark.parametrize("draw", ["sample", "position"])
+def test_a_sample_and_neuron_get_the_same_noise_in_every_order_and_rate(classifier, split, draw):
+    """Common random numbers: neuron 4 of layer 0 gets the same noise on every sample
+    whether it is perturbed alone, with other neurons of its layer, or with neurons of
+    another layer too (a longer prefix of another order, a higher rate)."""
+    settings = PerturbationSettings(sigma=0.5, draw=draw, seed=5)
+    clean = captured(classifier, split)[0]
+
+    def noise_at_4(neurons):
+        edits = perturbation_edits(classifier, neurons, settings)
+        return captured(classifier, split, edits)[0][..., 4] - clean[..., 4]
+
+    alone = noise_at_4({0: torch.tensor([4])})
+    assert (alone != 0).all()
+    for neurons in (
+        {0: torch.tensor([1, 4, 9])},
+        {0: torch.tensor([4, 31]), 1: torch.tensor([3])},
+        {1: torch.tensor([0, 5]), 0: torch.tensor([0, 2, 4, 6])},
+    ):
+        torch.testing.assert_close(noise_at_4(neurons), alone, rtol=0, atol=1e-6)
+
+
+def test_neuron_std_is_measured_where_the_noise_lands(classifier, split):
+    """The unit of neuron_std noise is the std over exactly the positions the noise is
+    added at: every position the backbone reads (positions "all"), or the prompt
+    positions 1 and 2 ("prompt"), both recomputed by hand from the captured activations
+    of the 8 baseline samples."""
+    baseline = {}
+    baseline["prompt"], baseline["prompt_std"] = activation_moments(classifier, split, 3)
+    baseline["all_positions_std"] = position_std(classifier, split, 3)
+    scale = noise_scale(baseline)
+    # By hand: every sample alone (no padding), all positions [MASK] p1 p2 inputs.
+    rows = []
+    for row in range(len(split)):
+        batch = split.batch([row], classifier.pad_id)
+        with torch.inference_mode(), capture_activations(classifier) as cap:
+            classifier(**batch)
+        rows.append(cap.activations[0][0].double().numpy())  # [positions, 32]
+    everywhere = np.concatenate(rows)  # 8 samples, 4 or 5 positions each
+    assert everywhere.shape == (6 * 5 + 2 * 4, 32)  # 6 samples of 2 tokens, 2 of 1
+    prompts = np.concatenate([r[1:3] for r in rows])  # [16, 32]
+    np.testing.assert_allclose(scale["all"][0], everywhere.std(axis=0), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(scale["prompt"][0], prompts.std(axis=0), rtol=1e-4, atol=1e-6)
+    assert not np.allclose(scale["all"][0], scale["prompt"][0], rtol=0.05)  # the test bites
+
+    # Where the noise lands: samples 0, 1, 3 have 2 input tokens each (no padding).
+    neurons = {0: torch.tensor([3, 8])}
+    batch = split.batch([0, 1, 3], classifier.pad_id)
+
+    def delta(positions):
+        settings = PerturbationSettings(sigma=1.0, unit="neuron_std", positions=positions)
+        edits = perturbation_edits(
+            classifier, neurons, settings, scale=scale[positions],
+            positions=None if positions == "all" else classifier.prompt_positions,
+        )  # fmt: skip
+        out = []
+        for edit in (edits, {}):
+            with torch.inference_mode():
+                with edit_activations(classifier, edit), capture_activations(classifier) as cap:
+                    classifier(**batch)
+            out.append(cap.activations[0][..., [3, 8]])
+        return out[0] - out[1]  # [3 samples, 5 positions, 2 neurons]
+
+    at_all, at_prompt = delta("all"), delta("prompt")
+    assert (at_all != 0).all()  # every position of every sample
+    assert (at_prompt[:, 1:3] != 0).all()  # the prompt positions ...
+    assert (at_prompt[:, [0, 3, 4]] == 0).all()  # ... and no other
+    # One standard draw z per sample and neuron, times the std of where it lands.
+    z_all = at_all / torch.tensor(scale["all"][0, [3, 8]])
+    z_prompt = at_prompt[:, 1:3] / torch.tensor(scale["prompt"][0, [3, 8]])
+    torch.testing.assert_close(z_all, z_all[:, :1].expand_as(z_all), rtol=0, atol=1e-5)
+    torch.testing.assert_close(z_prompt, z_all[:, :2], rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="measured there; it was measured at \\['all'\\]"):
+        prompt = PerturbationSettings(unit="neuron_std", positions="prompt")
+        positions_scale({"all": scale["all"]}, prompt)

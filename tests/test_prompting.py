@@ -135,6 +135,31 @@ def test_prompt_init_is_normal_with_the_given_std():
     assert abs(classifier.prompts.mean().item()) < 0.003
 
 
+def test_vocabulary_init_copies_ordinary_tokens_input_embeddings():
+    loaded = tiny("causal_lm", word_tokenizer())
+    weight = loaded.model.get_input_embeddings().weight.detach()
+    special = set(loaded.tokenizer.all_special_ids)
+    first, again, other = (
+        PromptedClassifier(loaded, ["Negative", "Positive"], 64, seed=seed, init="vocabulary")
+        for seed in (3, 3, 4)
+    )
+    rows = [
+        [i for i in range(len(weight)) if torch.equal(weight[i], prompt)]
+        for prompt in first.prompts.detach()
+    ]
+    # Every prompt is one ordinary token's embedding row (the tiny vocabulary: 9 ids,
+    # 3 of them special), all 6 ordinary ones drawn among 64, and the draw follows the seed.
+    assert all(len(match) == 1 and not set(match) & special for match in rows)
+    assert {match[0] for match in rows} == set(range(9)) - special
+    assert torch.equal(first.prompts, again.prompts) and not torch.equal(
+        first.prompts, other.prompts
+    )
+    first.prompts.data.add_(1.0)  # a copy: training the prompts leaves the embeddings alone
+    assert torch.equal(loaded.model.get_input_embeddings().weight.detach(), weight)
+    with pytest.raises(ValueError, match="prompt init 'uniform' is unknown"):
+        PromptedClassifier(loaded, ["Negative", "Positive"], 2, init="uniform")
+
+
 def sentiment_split(tokenizer, n, seed):
     generator = torch.Generator().manual_seed(seed)
     labels = torch.randint(0, 2, (n,), generator=generator)
@@ -237,6 +262,19 @@ def test_early_stopping_after_patience_evaluations_without_gain():
     # lr 0: dev accuracy never improves after the first evaluation.
     assert [p["step"] for p in result.dev_curve] == [5, 10, 15, 20]
     assert result.best_step == 5
+    assert result.converged  # the curve levelled off before max_steps
+
+
+def test_a_run_that_ends_at_max_steps_is_not_converged(caplog):
+    model = ThresholdClassifier([0.25, 0.45, 0.65, 0.85])
+    train_split = EncodedSplit([[i] for i in range(4)], None, torch.ones(4, dtype=torch.long))
+    dev_split = EncodedSplit([[i] for i in range(4)], None, torch.tensor([1, 1, 0, 0]))
+    rising = TrainingSettings(learning_rate=0.1, batch_size=4, max_steps=4, eval_every=1)
+    with caplog.at_level("WARNING", logger="skillneurons.models.training"):
+        result = train(model, train_split, dev_split, rising, pad_id=0, progress=False)
+    # theta reaches 0.4 at step 4: dev accuracy still rising (0.5, 0.5, 0.75, 0.75).
+    assert result.steps == 4 and not result.converged
+    assert "raise max_steps" in caplog.text
 
 
 def test_prompt_file_round_trip(tmp_path):

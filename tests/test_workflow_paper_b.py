@@ -99,11 +99,11 @@ def test_neuron_training_results_and_table_b_t2(results):
         frame = pd.read_parquet(results / f"paper_b/neuron_training/{task}.parquet")
         assert tuple(frame.columns) == RESULT_COLUMNS
         assert set(frame["source"]) == {task}
-        # training the task's neurons evaluates every task, a random set only the task
+        # training the task's neurons and each random set evaluates every task
         trained = frame[frame["condition"] == "task"]
         assert trained["eval_task"].tolist() == TASKS
         randoms = frame[frame["condition"] == "random"]
-        assert randoms["eval_task"].tolist() == [task] * DRAWS
+        assert randoms["eval_task"].tolist() == TASKS * DRAWS
         metrics = read_json(results / f"paper_b/neuron_training/{task}.json")
         assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
         for run in metrics["trainings"]:
@@ -138,6 +138,17 @@ def test_task_specificity_matrices_and_figure_b_f5(results):
             original = accuracy_of(deactivation, "original", "", task)[0]
             deactivated = accuracy_of(deactivation, "task", source, task)[0]
             assert drop.loc[source, task] == pytest.approx(100 * (original - deactivated))
+    # B-F5c's control: layer-matched random neurons trained on the row's task
+    control = pd.read_csv(results / "tables/B-F5c_random.csv").set_index("neurons_of")
+    assert control.index.tolist() == control.columns.tolist() == TASKS
+    zero_shot = pd.read_parquet(results / "paper_b/zero_shot.parquet")
+    for source in TASKS:
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/{source}.parquet")
+        for task in TASKS:
+            random = np.mean(accuracy_of(frame, "random", source, task))
+            assert control.loc[source, task] == pytest.approx(
+                100 * (random - accuracy_of(zero_shot, "zero_shot", "", task)[0])
+            )
     for ext in ("png", "pdf"):
         assert (results / f"figures/B-F5.{ext}").stat().st_size > 1000
 
@@ -178,10 +189,13 @@ def test_comparison_table_ab_t1_and_curves_ab_f1(results):
 def test_paper_b_findings_are_interval_decisions(results):
     findings = pd.read_csv(results / "tables/B-findings.csv")
     assert list(findings.columns) == FINDING_COLUMNS
-    # B-T1, B-T2, both B-F5 diagonals; AB-T1's correlation and overlap; AB-F1's three;
-    # §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4; §6: B-T5 (six, SeqLoRA's included)
-    assert len(findings) == 22
-    assert (findings["paper"] == "§6, B-T5").sum() == 6
+    # B-T1, B-T2, both B-F5 diagonals, B-F5c's control; AB-T1's correlation and
+    # overlap; AB-F1's three; §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4, B-F3's
+    # profile; §6: B-T5 (seven, SeqLoRA's and W-NCFT's uniform-weight control included)
+    assert len(findings) == 25
+    assert (findings["paper"] == "§6, B-T5").sum() == 7
+    control = findings[findings["paper"] == "A.4, B-F5c (control; ours)"]
+    assert len(control) == 1 and control["verdict"].iloc[0] != "not measured"
     assert findings["claim"].str.contains("SeqLoRA").sum() == 1
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     decided = findings[findings["verdict"] != "not measured"]
@@ -194,6 +208,9 @@ def test_paper_b_findings_are_interval_decisions(results):
     # B-T4 has 2 models x 1 test task in the smoke config: too few points to decide
     similarity = findings[findings["paper"] == "§5.2, B-T4"].iloc[0]
     assert similarity["verdict"] == "not measured" and "at least 4" in similarity["counts"]
+    assert "(centroid, mean over layers)" in similarity["effect"]
+    profile = findings[findings["paper"] == "§5.2, B-F3"].iloc[0]  # 2 profiles: too few
+    assert profile["verdict"] == "not measured" and "at least 4" in profile["counts"]
 
 
 TRAIN, TEST = ["syn_sst2", "syn_agnews"], ["syn_tweet"]  # first task of each type trains
@@ -241,15 +258,21 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
     assert drawn[0] == 0.0 and 0 < drawn[-1] <= 1.0  # capped at the test tasks' neurons
     table = pd.read_csv(results / "tables/B-T9.csv")
     assert table.columns.tolist() == [
-        "pair", "proportion", "trained", "overlap", "ood_mean", "id_mean", "single_class_tasks"
+        "pair", "proportion", "trained", "overlap", "jaccard", "ood_mean", "id_mean",
+        "single_class_tasks",
     ]  # fmt: skip
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"]
+    # the natural sets' Jaccard value is B-T8's overlap rate (Eq. 13) at q
+    assert table["jaccard"].iloc[0] == pytest.approx(overlap["overlap"].iloc[0])
+    assert (overlap["test_share"] >= overlap["overlap"]).all()  # |N_x| <= |N_x ∪ N_y|
 
 
 def test_similarity_outputs_b_f3_b_t4(results):
     frame = pd.read_parquet(results / "paper_b/similarity/syn_sst2.parquet")
-    assert frame.columns.tolist() == ["layer", "test_task", "definition", "similarity", "trained"]
-    assert set(frame["definition"]) == {"masked", "centroid"}
+    assert frame.columns.tolist() == [
+        "layer", "test_task", "definition", "similarity", "chance", "trained"
+    ]  # fmt: skip
+    assert set(frame["definition"]) == {"centroid", "norm_weighted_overlap"}
     assert len(frame) == LAYERS * len(TEST) * 2
     assert frame["similarity"].dropna().between(-1, 1).all()
     scores = pd.read_parquet(results / "paper_b/similarity/syn_sst2_scores.parquet")
@@ -281,18 +304,21 @@ def test_continual_results_and_tables_b_t5_b_f4(results):
     stages = read_json(folder / "order1/seqlora.json")["stages"]
     assert [stage["task"] for stage in stages] == TASKS
     assert len({stage["trained_parameters"] for stage in stages}) == 1  # one adapter set
-    for method in ("ncft", "wncft"):
+    for method in ("ncft", "wncft", "wncft_uniform"):
         rows = ncft[ncft["method"] == method]
         assert rows[["stage", "eval_task"]].values.tolist() == tested
-    first = ncft[ncft["stage"] == 1]  # one stage learnt: W-NCFT is NCFT
+    first = ncft[ncft["stage"] == 1]  # one stage learnt: W-NCFT (uniform too) is NCFT
     assert (first["correct"].iloc[0] == first["correct"].iloc[1]).all()
+    assert (first["correct"].iloc[0] == first["correct"].iloc[2]).all()
     stages = read_json(folder / "order1/ncft.json")["stages"]
     assert [stage["neurons"] for stage in stages] == [TOP] * 3
     assert sum(stages[-1]["wncft_weights"]["syn_sst2"]) == pytest.approx(1.0)
     own = {t: pd.read_parquet(folder / f"per_task/{t}.parquet")["accuracy"].iloc[0] for t in TASKS}
     table = pd.read_csv(results / "tables/B-T5.csv")
     measured = table[table["source"] == "measured"]
-    assert measured["method"].tolist() == ["SeqFT", "SeqLoRA", "NCFT", "W-NCFT", "Per-task FT"]
+    assert measured["method"].tolist() == [
+        "SeqFT", "SeqLoRA", "NCFT", "W-NCFT", "W-NCFT, uniform weights", "Per-task FT"
+    ]  # fmt: skip
     assert (table["source"] != "measured").sum() == 2  # EPI, O-LoRA quoted
     assert measured.iloc[1]["cl"] == pytest.approx(
         100 * seqlora.loc[seqlora["stage"] == 3, "accuracy"].mean()
@@ -301,7 +327,7 @@ def test_continual_results_and_tables_b_t5_b_f4(results):
     assert measured.iloc[0]["cl"] == pytest.approx(100 * final)
     assert measured.iloc[-1]["cl"] == pytest.approx(100 * np.mean(list(own.values())))
     fg = pd.read_csv(results / "tables/B-F4.csv")
-    assert fg["stage"].tolist() == [2, 3] * 4
+    assert fg["stage"].tolist() == [2, 3] * 5
     a_12 = seqft.query("stage == 2 and eval_task == 'syn_sst2'")["accuracy"].iloc[0]
     assert fg.iloc[0]["fg"] == pytest.approx(100 * a_12 / own["syn_sst2"])
     matrix = pd.read_csv(results / "tables/B-T5_matrix.csv")

@@ -55,6 +55,32 @@ def _check_names(config: Mapping) -> None:
                 )
 
 
+#: Values of ``paper_b.generalization.similarity`` that were renamed, and why.
+RENAMED_SIMILARITIES = {
+    "masked": "it is a norm-weighted overlap of the two neuron sets, not a cosine of "
+    "their parameters' directions, and is now named 'norm_weighted_overlap'",
+    "delta": "it was the norm-weighted overlap of the sets on the fine-tuning's changes, "
+    "not a cosine of their directions; the cosine of the sets' mean changes is now named "
+    "'delta_centroid'",
+}
+
+
+def _check_renamed(config: Mapping, schema: Mapping) -> None:
+    """Refuse a renamed ``paper_b.generalization.similarity`` (:data:`RENAMED_SIMILARITIES`)
+    with the names it may take now."""
+    value = config
+    for key in ("paper_b", "generalization", "similarity"):
+        value = value.get(key) if isinstance(value, Mapping) else None
+    if isinstance(value, str) and value in RENAMED_SIMILARITIES:
+        generalization = schema["properties"]["paper_b"]["properties"]["generalization"]
+        names = generalization["properties"]["similarity"]["enum"]
+        raise ConfigError(
+            f"config key 'paper_b.generalization.similarity': {value!r} is no longer a "
+            f"name: {RENAMED_SIMILARITIES[value]}; use one of {', '.join(names)} "
+            "(centroid is paper B §5.2's cosine, the default)"
+        )
+
+
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
@@ -109,6 +135,7 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
         unknown task with the list of known ones.
     """
     schema = schema or load_schema()
+    _check_renamed(config, schema)
     checked = copy.deepcopy(dict(config))
     _fill_defaults(checked, schema)
     validator = jsonschema.Draft202012Validator(schema)

@@ -57,6 +57,7 @@ rule control_top_neuron:
         evaluation={
             "max_length": config["prompt_tuning"]["max_length"],
             **pick("activations", ["batch_size", "baseline_samples", "max_samples"]),
+            "subset_seed": config["seed"],
         },
     script:
         "../../scripts/paper_a/control_top_neuron.py"

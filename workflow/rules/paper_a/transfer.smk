@@ -40,6 +40,7 @@ rule prompt_transfer:
             "transfer", ["skill_fraction", "positions", "measure", "max_samples"]
         ),
         per_layer=config["ranking"]["scope"] == "per_layer",
+        subset_seed=config["seed"],
     script:
         "../../scripts/paper_a/prompt_transfer.py"
 

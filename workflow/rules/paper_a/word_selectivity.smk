@@ -54,6 +54,7 @@ rule word_selectivity:
         words=config["word_selectivity"]["words"],
         min_count=config["word_selectivity"]["min_count"],
         corpus_samples=config["word_selectivity"]["corpus_samples"],
+        subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["activations"]["batch_size"],
         titles={

@@ -230,8 +230,8 @@ def similarity_files(wildcards):
 
 
 def other_generation_tasks(task):
-    """The generation tasks but ``task``: where its trained neurons are also scored
-    (B-F5d)."""
+    """The generation tasks but ``task``: where its trained neurons, and the random
+    sets trained on it, are also scored (B-F5d and its control)."""
     return [other for other in GENERATION_TASKS if other != task]
 
 

@@ -17,8 +17,11 @@ GENERALIZATION_MODELS = [model for model in MODELS if generalization_groups(mode
 GENERALIZATION_ON = bool(GENERALIZATION_MODELS)
 # B-T9's trained proportions q, named by percent in file names (q10, q30, ...).
 CONTROLLED = {f"q{round(100 * q)}": q for q in GENERALIZATION["controlled_proportions"]}
-# Both similarity definitions B-F3 always shows, and the configured one.
-SIMILARITIES = list(dict.fromkeys(["masked", "centroid", GENERALIZATION["similarity"]]))
+# The configured similarity definition first, then the two B-F3 always shows: paper B's
+# cosine and the set overlap (skillneurons.paper_b.similarity).
+SIMILARITIES = list(
+    dict.fromkeys([GENERALIZATION["similarity"], "centroid", "norm_weighted_overlap"])
+)
 GENERALIZATION_DIR = "results/{model}/paper_b/generalization"
 
 

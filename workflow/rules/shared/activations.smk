@@ -29,5 +29,6 @@ rule dump_activations:
         batch_size=config["activations"]["batch_size"],
         baseline_samples=config["activations"]["baseline_samples"],
         max_samples=config["activations"]["max_samples"],
+        subset_seed=config["seed"],
     script:
         "../../scripts/shared/dump_activations.py"

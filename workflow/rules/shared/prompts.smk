@@ -5,6 +5,7 @@ skill neurons are read on these prompts; paper B compares its neurons with them.
 PROMPT_TUNING_KEYS = [
     "prompt_length",
     "init_std",
+    "init",
     "learning_rate",
     "batch_size",
     "eval_batch_size",

@@ -29,6 +29,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         )
         classifier.to(device)
         result = control_skill_neuron_accuracy(
-            loaded, classifier, splits, groups, **params.evaluation
+            loaded, classifier, splits, groups, **params.evaluation, task=wildcards.task
         )
         write_json(output, {**dict(wildcards.items()), "control": control, **result})

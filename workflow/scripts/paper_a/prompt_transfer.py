@@ -3,6 +3,7 @@ with the same label words, and the overlap of activated neurons (ON) of each pai
 neurons and over the target's top skill neurons (paper A §6.2)."""
 
 from skillneurons.data.splits import read_split
+from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.io import read_tensor_metadata, write_frame_parquet
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
@@ -16,8 +17,16 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     tests = {
         task: encode_frame(
-            loaded, read_split(path)[0].head(settings["max_samples"]), params.max_length
-        )
+            loaded,
+            stratified_subset(
+                read_split(path)[0],
+                settings["max_samples"],
+                params.subset_seed,
+                split=f"{task}/test (transfer.max_samples)",
+                allocation="proportional",
+            ),
+            params.max_length,
+        )  # fmt: skip
         for task, path in zip(params.tasks, inputs.tests, strict=True)
     }
     files = {}

@@ -29,6 +29,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             max_length=params.max_length,
             batch_size=params.batch_size,
             baseline_samples=params.baseline_samples,
+            subset_seed=params.subset_seed,
+            task=wildcards.task,
         ),
         rankings,
         None,

@@ -4,6 +4,7 @@ similarity and by average activation (paper A, §4.4, Tables 2 and 6)."""
 import pandas as pd
 
 from skillneurons.data.splits import read_split
+from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.io import write_frame_parquet
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
@@ -25,7 +26,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         params.tasks, inputs.rankings, inputs.prompts, inputs.train, strict=True
     ):
         layer, neuron = Ranking.from_parquet(ranking_path).top(1)[0].tolist()
-        corpus = read_split(train_path)[0].iloc[: params.corpus_samples]
+        corpus = stratified_subset(
+            read_split(train_path)[0], params.corpus_samples, params.subset_seed,
+            split=f"{task}/train (word_selectivity.corpus_samples)", allocation="proportional",
+        )  # fmt: skip
         words = neuron_words(
             classifier_from_prompt_file(loaded, prompt_path),
             loaded.tokenizer,

@@ -35,7 +35,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         classifier, test, comparison_orders(ranking, table, params.random_orders, params.seed),
         rates=params.rates, settings=params.settings, seed=params.seed,
         batch_size=params.relevance["batch_size"], baseline=baseline["prompt"].numpy(),
-        scale=noise_scale(baseline["prompt_std"]), eval_task=task, trial=0,
+        scale=noise_scale(baseline), eval_task=task, trial=0,
     )  # fmt: skip
     write_frame_parquet(
         output.curves, curves, {**identity, "sample_idx": test_frame["idx"].tolist()}

@@ -33,7 +33,12 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     else:
         features = {
             task: continual.task_feature(
-                heads[task], encoded[task]["train"], params.batch_size, params.feature_samples
+                heads[task],
+                encoded[task]["train"],
+                params.batch_size,
+                params.feature_samples,
+                seed=params.seed,
+                name=f"{task}/train",
             )  # fmt: skip
             for task in order
         }
@@ -41,6 +46,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             "batch_size": params.relevance["batch_size"],
             "definition": params.relevance["definition"],
             "max_samples": params.relevance["attribution_samples"],
+            "seed": params.seed,
         }
         results, metrics = continual.neuron_level_fine_tuning(
             loaded, heads, encoded, order, training, fraction=params.fraction,

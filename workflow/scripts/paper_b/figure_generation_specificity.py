@@ -1,7 +1,8 @@
 """Rule figure_generation_specificity: Figure B-F5's generation panels (paper B,
 appendix A.4, Figure 5 b and d): the drop of every generation task's ROUGE-L when each
-task's neurons are deactivated in the multi-task causal LM (b), and its change over
-zero-shot when each task's neurons are trained (d)."""
+task's neurons are deactivated in the multi-task causal LM (b), its change over
+zero-shot when each task's neurons are trained (d), and, as (d)'s control (ours), when
+layer-matched random neurons are trained on each task (mean over the random draws)."""
 
 import pandas as pd
 
@@ -23,9 +24,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         "(d) ROUGE-L gain over zero-shot when the row's neurons are trained": effect_matrix(
             training, zero_shot, column="rouge_l"
         ),
+        "(d, control) ROUGE-L gain when random neurons are trained instead": (
+            effect_matrix(training, zero_shot, column="rouge_l", condition="random")
+        ),
     }
-    (b_title, drop), (d_title, gain) = matrices.items()
+    (b_title, drop), (d_title, gain), (r_title, random) = matrices.items()
     write_frame(output.deactivation_csv, output.deactivation_md, drop, f"B-F5b: {b_title}", ".1f")
     write_frame(output.training_csv, output.training_md, gain, f"B-F5d: {d_title}", ".1f")
+    write_frame(output.random_csv, output.random_md, random, f"B-F5d: {r_title}", ".1f")
     figure = effect_heatmaps(matrices, params.task_types, params.title)
     save_figure(figure, output.png, output.pdf)

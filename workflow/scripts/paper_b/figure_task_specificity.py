@@ -1,6 +1,8 @@
 """Rule figure_task_specificity: Figure B-F5 (paper B, appendix A.4): the drop of every
 task's accuracy when each task's neurons are deactivated in the multi-task model (a),
-and its change over zero-shot when each task's neurons are trained (c)."""
+its change over zero-shot when each task's neurons are trained (c), and, as (c)'s
+control (ours), when layer-matched random neurons are trained on each task (mean over
+the random draws)."""
 
 import pandas as pd
 
@@ -21,9 +23,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         "(c) gain over zero-shot when the row's neurons are trained": effect_matrix(
             training, zero_shot
         ),
+        "(c, control) gain when random neurons are trained instead": effect_matrix(
+            training, zero_shot, condition="random"
+        ),
     }
-    (a_title, drop), (c_title, gain) = matrices.items()
+    (a_title, drop), (c_title, gain), (r_title, random) = matrices.items()
     write_frame(output.deactivation_csv, output.deactivation_md, drop, f"B-F5a: {a_title}", ".1f")
     write_frame(output.training_csv, output.training_md, gain, f"B-F5c: {c_title}", ".1f")
+    write_frame(output.random_csv, output.random_md, random, f"B-F5c: {r_title}", ".1f")
     figure = effect_heatmaps(matrices, params.task_types, params.title)
     save_figure(figure, output.png, output.pdf)

@@ -10,7 +10,7 @@ from skillneurons.paper_b.continual import read_order_results
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization import with_single_task_groups
-from skillneurons.paper_b.generalization_findings import generalization_claims
+from skillneurons.paper_b.generalization_findings import generalization_claims, profile_claims
 from skillneurons.paper_b.relevance import (
     read_task_neuron_tables,
     read_task_neurons,
@@ -33,8 +33,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     if params.generalization:
         group = params.generalization
         sweeps = frames(inputs.group)
+        similarities = frames(inputs.similarities)
         points = similarity_points(
-            frames(inputs.similarities), frames(inputs.similarity_scores), group["definition"]
+            similarities, frames(inputs.similarity_scores), group["definition"]
         )
         more = generalization_claims(
             results=pd.concat(
@@ -56,6 +57,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             points=points,
             settings=settings,
         )
+        more += profile_claims(similarities, params.overlap_groups, group["definition"], settings)
     if params.continual:
         results = read_order_results(inputs.continual_trained, params.continual)
         more += continual_claims(results, frames(inputs.continual_per_task), settings)

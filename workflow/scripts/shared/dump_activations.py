@@ -1,8 +1,10 @@
 """Rule dump_activations: from one model load, the baseline of Eq. 3 (the mean training
 activation of every neuron at every prompt token, [layers, tokens, neurons], its std
-over the training samples, and the mean of the input-token mean/max), then dev and test
-activations at the prompt tokens and dev's input-token mean/max (Figure 3's baselines)
-as float16 Parquet with one row group per batch (paper A, §3.1)."""
+over the training samples, the mean of the input-token mean/max, and each neuron's std
+over every position, [layers, neurons]: the unit of neuron_std noise at every
+position), then dev and test activations at the prompt tokens and dev's input-token
+mean/max (Figure 3's baselines) as float16 Parquet with one row group per batch (paper
+A, §3.1). Every subset is a seeded, label-stratified draw (skillneurons.data.subsets)."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.infra.io import write_tensors
@@ -15,6 +17,7 @@ from skillneurons.neurons.activations import (
     baseline_activation,
     dump_activations,
     input_token_activations,
+    position_std,
     prompt_activations,
 )
 
@@ -29,7 +32,12 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     classifier = classifier_from_prompt_file(loaded, inputs.prompt)
     train = encode_frame(loaded, read_split(inputs.train)[0], params.max_length)
-    options = {"batch_size": params.batch_size, "max_samples": params.baseline_samples}
+    options = {
+        "batch_size": params.batch_size,
+        "max_samples": params.baseline_samples,
+        "seed": params.subset_seed,
+        "name": f"{wildcards.task}/train (activations.baseline_samples)",
+    }
     prompt_mean, prompt_std = activation_moments(classifier, train, **options, progress=True)
     baselines = {
         "prompt": prompt_mean,
@@ -37,8 +45,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         "input_mean_max": baseline_activation(
             classifier, train, **options, reduce=input_token_activations, progress=True
         ),
+        "all_positions_std": position_std(classifier, train, **options),
     }
-    layout = {"layout": "[layers, tokens, neurons]"}
+    layout = {"layout": "[layers, tokens, neurons]; all_positions_std: [layers, neurons]"}
     write_tensors(snakemake.output.baseline, baselines, {**dict(wildcards.items()), **layout})
     for output, (split, reduce) in DUMPS.items():
         frame, split_meta = read_split(inputs[split])
@@ -49,6 +58,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             snakemake.output[output],
             batch_size=params.batch_size,
             max_samples=params.max_samples,
+            seed=params.subset_seed,
+            name=f"{wildcards.task}/{split} (activations.max_samples)",
             reduce=reduce,
             metadata={
                 **dict(wildcards.items()),

@@ -11,6 +11,7 @@ test rows are carved out of ``"train"`` rows when a source has none; see
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 import logging
 import os
@@ -76,6 +77,17 @@ def _require_filled(frame: pd.DataFrame, column: str, where: str) -> None:
 
 def _is_integer(value: object) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _require_not_blank(frame: pd.DataFrame, texts: pd.Series, column: str, where: str) -> None:
+    """Refuse texts that are empty or only whitespace (``"   "``), naming the rows."""
+    blank = texts.str.strip() == ""
+    if blank.any():
+        count = "a blank text" if blank.sum() == 1 else f"{blank.sum()} blank texts"
+        raise DataSourceError(
+            f"{where} has {count} (empty or only whitespace) in column {column!r} "
+            f"({_rows(frame, blank)}); write the text in those cells or drop those rows"
+        )
 
 
 def _text_column(frame: pd.DataFrame, column: str, where: str) -> pd.Series:
@@ -149,11 +161,12 @@ def _label_ids(frame: pd.DataFrame, spec: TaskSpec, where: str) -> pd.Series:
 def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> pd.DataFrame:
     """Map a source frame onto the standard columns, checking columns, texts and labels.
 
-    Texts must be filled in and be text (see :func:`_text_column`); labels may be
-    integers or label names (see :func:`_label_ids`). For tasks restricted to some
-    source classes (``spec.keep_labels``) other rows are dropped and kept ones
-    renumbered. ``where`` names the source in error messages, which number rows as
-    :data:`ROW_UNITS` says.
+    Texts must be filled in and be text (see :func:`_text_column`); the texts of a
+    user's file (``spec.source == "file"``) must also hold more than whitespace (a Hub
+    dataset's are kept as published). Labels may be integers or label names (see
+    :func:`_label_ids`). For tasks restricted to some source classes
+    (``spec.keep_labels``) other rows are dropped and kept ones renumbered. ``where``
+    names the source in error messages, which number rows as :data:`ROW_UNITS` says.
     """
     where = f"task {spec.name!r}: {where}"
     frame = _numbered(frame)
@@ -177,6 +190,9 @@ def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> p
             f"label_names {list(spec.label_names)}, so they must lie in 0..{spec.num_labels - 1}"
         )
     texts = [_text_column(frame, column, where) for column in spec.text_columns]
+    if spec.source == "file":
+        for column, values in zip(spec.text_columns, texts, strict=True):
+            _require_not_blank(frame, values, column, where)
     return pd.DataFrame(
         {
             "text_a": texts[0].to_numpy(),
@@ -318,7 +334,22 @@ def _read_csv(path: Path, encoding: str) -> pd.DataFrame:
             f"data file {path} is not valid CSV ({' '.join(str(error).split())}); a cell "
             'that holds a comma, a quote or a line break must be in double quotes ("a, b")'
         ) from error
+    _require_distinct_header(path, encoding)
     return frame.set_axis(pd.RangeIndex(1, len(frame) + 1, name="data row"))
+
+
+def _require_distinct_header(path: Path, encoding: str) -> None:
+    """Refuse a CSV header that repeats a column name (pandas would silently read the
+    first and rename the second ``text.1``); empty names are left to pandas."""
+    with open(path, encoding=encoding, newline="") as stream:
+        header = next(csv.reader(stream))
+    for name in dict.fromkeys(header):
+        columns = [i for i, cell in enumerate(header, 1) if cell == name]
+        if name and len(columns) > 1:
+            raise DataSourceError(
+                f"data file {path} repeats the column name {name!r} in its header "
+                f"(columns {', '.join(map(str, columns))}); give each column its own name"
+            )
 
 
 def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
@@ -369,12 +400,19 @@ def read_file(
     CSV cells are all read as text. ``encoding`` is that of a CSV or JSON Lines file
     (a UTF-8 byte-order mark is skipped); Parquet text is always UTF-8.
     ``key`` is the config entry the file comes from (``task_definitions.<task>``),
-    named in errors with the setting to change. A file without data rows is refused.
+    named in errors with the setting to change. A directory, a CSV header that repeats
+    a column name and a file without data rows are refused.
     """
     path = Path(path)
     if not path.exists():
         check = f"; check {key}.path (a relative path starts at the working directory)"
         raise DataSourceError(f"data file {path} does not exist{check if key else ''}")
+    if path.is_dir():
+        setting = f"set {key}.path to" if key else "give"
+        raise DataSourceError(
+            f"data file {path} is a directory; {setting} one file: CSV (.csv), JSON Lines "
+            "(.jsonl) or Parquet (.parquet)"
+        )
     fmt = file_format or path.suffix.lstrip(".").lower()
     if fmt not in ("parquet", "jsonl", "json", "csv"):
         raise DataSourceError(f"data file {path}: unknown format {fmt!r} (csv, jsonl, parquet)")

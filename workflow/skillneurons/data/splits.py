@@ -53,6 +53,23 @@ def _carve(
     return pool.iloc[np.sort(order[n_carved:])], pool.iloc[np.sort(order[:n_carved])]
 
 
+def _empty_split(spec: TaskSpec, split: str, rows: int, distinct: int) -> SplitError:
+    """The error for an empty ``split`` of a source with ``rows`` rows, ``distinct``
+    of them with distinct texts."""
+    where = f"task {spec.name!r}" + (f" (file {spec.path})" if spec.path else "")
+    if distinct == rows:
+        return SplitError(
+            f"{where}: split {split!r} is empty ({rows} source rows; check the data and the "
+            "split fractions)"
+        )
+    return SplitError(
+        f"{where}: split {split!r} is empty: {rows - distinct} of the {rows} source rows "
+        "repeat another row's text and were removed as duplicates (no text may be in two "
+        f"splits), leaving {distinct} distinct rows; add more distinct examples (train, "
+        "dev and test need one each at least)"
+    )
+
+
 def make_splits(
     source: pd.DataFrame, spec: TaskSpec, *, seed: int, dev_fraction: float, test_fraction: float
 ) -> dict[str, pd.DataFrame]:
@@ -66,7 +83,8 @@ def make_splits(
     whose text occurs in dev) are dropped, so dev and test never share an example
     with train, by ``idx`` or by text.
 
-    Raises :class:`SplitError` when a split ends up empty.
+    Raises :class:`SplitError` when a split ends up empty; the message says how many
+    distinct texts were left once duplicates were removed.
     """
     rng = np.random.default_rng(seed)
     frame = source.reset_index(drop=True).rename_axis("idx").reset_index()
@@ -86,10 +104,7 @@ def make_splits(
     splits = {"train": train, "dev": dev, "test": test.drop_duplicates("key")}
     for name in SPLITS:
         if splits[name].empty:
-            raise SplitError(
-                f"task {spec.name!r}: split {name!r} is empty "
-                f"({len(source)} source rows; check the data and the split fractions)"
-            )
+            raise _empty_split(spec, name, len(source), frame["key"].nunique())
         splits[name] = splits[name][["idx", "text_a", "text_b", "label"]].reset_index(drop=True)
     return splits
 

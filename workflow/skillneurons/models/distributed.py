@@ -95,14 +95,16 @@ class DataParallel:
         return "sharded with FSDP" if self.sharded else "replicated (DDP)"
 
     def prepare(
-        self, model: torch.nn.Module, learning_rate: float
+        self, model: torch.nn.Module, learning_rate: float, adam=torch.optim.Adam
     ) -> tuple[torch.nn.Module, torch.nn.Module, torch.optim.Optimizer]:
         """``(stepped, trained, optimizer)``: the module the steps call (DDP's wrapper
         of ``model``; with FSDP a sharded replica), the module whose parameters Adam
-        changes (``model``; the replica), and Adam over its trainable parameters."""
+        changes (``model``; the replica), and ``adam`` (the optimizer class: Adam, or
+        :class:`skillneurons.models.neuron_deltas.MaskedAdam` for tasks trained
+        together) over its trainable parameters."""
         trained = copy.deepcopy(model) if self.sharded else model
         parameters = [p for p in trained.parameters() if p.requires_grad]
-        optimizer = torch.optim.Adam(parameters, lr=learning_rate)
+        optimizer = adam(parameters, lr=learning_rate)
         stepped, optimizer = self.accelerator.prepare(trained, optimizer)
         return stepped, trained, optimizer
 

@@ -140,12 +140,31 @@ class GenerationSplit:
         return {name: tensor.to(device) for name, tensor in batch.items()}
 
 
+def sample_losses(logits: torch.Tensor, labels: torch.Tensor, samples: int) -> torch.Tensor:
+    """Each sample's loss, float ``[samples]``: the cross-entropy of its labelled rows,
+    **averaged over them** (paper B spec, ambiguity 2: the mean over a sample's target
+    tokens, so a long target weighs as much as a short one).
+
+    ``logits`` ``[samples x rows, classes]`` and ``labels`` ``[samples x rows]`` hold
+    ``rows`` consecutive rows per sample: one label per sample (classification: the
+    plain cross-entropy) or :class:`CausalLMObjective`'s next-token logits against
+    :meth:`GenerationSplit.batch`'s labels, whose :data:`IGNORED` rows (prompt,
+    padding) do not count. A sample without a labelled row gets 0.
+    """
+    per_row = torch.nn.functional.cross_entropy(
+        logits, labels, reduction="none", ignore_index=IGNORED
+    ).view(samples, -1)
+    counted = (labels.view(samples, -1) != IGNORED).sum(dim=1).clamp(min=1)
+    return per_row.sum(dim=1) / counted
+
+
 class CausalLMObjective(torch.nn.Module):
     """A causal LM seen as a classifier of next tokens: ``forward`` returns the logits
     of every position but the last, flattened to ``[batch x (length - 1), vocab]``, so
     the cross-entropy against :meth:`GenerationSplit.batch`'s labels (which skips
-    :data:`IGNORED`) is the target-only LM loss; summed, it is each sample's negative
-    log-likelihood of its target (what paper B's relevance differentiates).
+    :data:`IGNORED`) is the target-only LM loss; averaged over a sample's target tokens
+    it is that sample's mean negative log-likelihood of its target, what paper B's
+    relevance differentiates (:func:`sample_losses`).
 
     ``backbone`` is the wrapped model (neuron deltas attach to it), ``pad_id`` the id
     batches are padded with.

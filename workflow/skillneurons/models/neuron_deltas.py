@@ -16,10 +16,24 @@ deltas' gradients, never a frozen weight's; Adam keeps state for the deltas only
 :meth:`NeuronDeltas.fold` writes the deltas into the weights, so every other entry of the
 model stays bit-identical to the base model. The deltas start at zero: before training
 the model computes the base model's function exactly.
+
+**Tasks trained together** (paper B, §3.2 and §5.1: "only the neurons specific to the
+current training task are trained") share one set of deltas, of the union of their
+neurons, and one forward through all of them; on a task's batch only that task's
+entries (:meth:`NeuronDeltas.entries_of`) may change, and :class:`MaskedAdam` keeps
+**masked moments**: an entry's value, both moments and its own step count change only
+on the batches of the tasks that own its neuron. So a neuron of task A alone is moved
+by exactly Adam run on A's batches (its moments hold A's gradients only, its bias
+correction counts A's steps), and a neuron shared by A and B trains on both tasks'
+batches, its moments holding A's and B's gradients, never a third task's: with every
+neuron owned by every task (a share of 100%) it is plain multi-task Adam. One set of
+moments (not one Adam per task) keeps the state the size of the deltas, as one
+model's multi-task training has it, at the cost of a per-entry step count.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
@@ -64,16 +78,82 @@ class _SiteDeltas(nn.Module):
         return output + functional.linear(args[0].index_select(-1, self.neurons), self.output)
 
 
-def _entries(parameter: torch.Tensor, where: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The tensor this process holds of ``parameter`` (its own shard of a DTensor) and
-    the mask of the entries ``where`` (broadcast to the parameter's shape) in it."""
+def _local(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor this process holds of ``tensor`` (its own shard of a DTensor)."""
+    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
+
+
+def _local_mask(parameter: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+    """The mask ``where`` (broadcast to ``parameter``'s shape) on the part of
+    ``parameter`` this process holds (its own shard of a DTensor)."""
     mask = where.expand(parameter.shape)
     if not isinstance(parameter, DTensor):
-        return parameter.detach(), mask
+        return mask
     shard = distribute_tensor(
         mask.contiguous(), parameter.device_mesh, parameter.placements, src_data_rank=None
     )
-    return parameter.to_local().detach(), shard.to_local()
+    return shard.to_local()
+
+
+class MaskedAdam(torch.optim.Optimizer):
+    """Adam (Kingma and Ba, torch's defaults, no weight decay) whose every step changes
+    only the entries :attr:`entries` names: ``{parameter: bool mask}`` over the tensor
+    this process holds of each parameter (a DTensor's own shard), set before each step
+    and used by that step alone. An entry outside its mask keeps its value, both
+    moments and its step count, as if the step had not happened for it; an entry
+    inside follows Adam with its own step count in the bias correction. So an entry
+    masked in on a sub-sequence of steps is moved exactly as Adam run on that
+    sub-sequence alone (the module docstring: tasks trained together). State per
+    entry: both moments (the parameter's dtype) and the step count (float32)."""
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ):
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
+        self.entries: Mapping[torch.Tensor, torch.Tensor] | None = None
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        if self.entries is None:
+            raise RuntimeError(
+                "MaskedAdam.entries is not set: name the entries each step may change "
+                "(NeuronDeltas.entries_of) before calling step()"
+            )
+        loss = None if closure is None else closure()
+        entries, self.entries = self.entries, None
+        for group in self.param_groups:
+            (beta1, beta2), rate, eps = group["betas"], group["lr"], group["eps"]
+            for parameter in group["params"]:
+                if parameter.grad is None:
+                    continue
+                if parameter not in entries:
+                    raise ValueError(
+                        f"MaskedAdam.entries names no mask for a trained parameter of "
+                        f"shape {tuple(parameter.shape)}; give every trained parameter one"
+                    )
+                inside = entries[parameter]
+                value, grad = _local(parameter), _local(parameter.grad)
+                state = self.state[parameter]
+                if not state:
+                    state["step"] = torch.zeros_like(value, dtype=torch.float32)
+                    state["exp_avg"] = torch.zeros_like(value)
+                    state["exp_avg_sq"] = torch.zeros_like(value)
+                steps, first, second = state["step"], state["exp_avg"], state["exp_avg_sq"]
+                steps.add_(inside.to(steps.dtype))
+                first.copy_(torch.where(inside, first.lerp(grad, 1 - beta1), first))
+                moved = second.mul(beta2).addcmul_(grad, grad, value=1 - beta2)
+                second.copy_(torch.where(inside, moved, second))
+                # 1 - beta^t as -expm1(t log beta): exact in float32 where 1 - beta^t is
+                # not. Entries never masked in have step 0 (0/0 below); where() drops them.
+                corrected = second.sqrt() / (-torch.expm1(steps * math.log(beta2))).sqrt()
+                scale = rate / -torch.expm1(steps * math.log(beta1))
+                update = first / (corrected + eps) * scale
+                value.sub_(torch.where(inside, update.to(value.dtype), 0.0))
+        return loss
 
 
 class NeuronDeltas(nn.Module):
@@ -160,30 +240,22 @@ class NeuronDeltas(nn.Module):
                     target[where] = value
             self._attach()
 
-    def keep_only(self, neurons: Mapping[int, np.ndarray | torch.Tensor]):
-        """Before an optimizer step that may change only ``neurons`` (a subset of the
-        deltas' neurons, ``{layer: indices}``): returns a function that, called after
-        the step, restores every other neuron's deltas to their values now. Several
-        tasks trained together on the union of their neurons use it with each batch's
-        task's neurons (paper B, §5.1: a batch updates its own task's neurons only).
-        Sharded deltas (FSDP's DTensors) are kept on each process's own shard."""
-        saved = []
+    def entries_of(
+        self, neurons: Mapping[int, np.ndarray | torch.Tensor]
+    ) -> dict[torch.Tensor, torch.Tensor]:
+        """The entries of ``neurons`` (``{layer: indices}``, among the deltas' neurons) in
+        every delta parameter: ``{parameter: bool mask}`` over the tensor this process
+        holds of it (a DTensor's own shard), what :attr:`MaskedAdam.entries` takes for
+        a batch that may change only these neurons (paper B, §3.2: a task's batch trains
+        its own neurons). The masks are views (on one process): computing them is free."""
+        masks = {}
         for layer, deltas in self.layers.items():
             chosen = torch.as_tensor(np.asarray(neurons.get(int(layer), [])), dtype=torch.long)
-            outside = ~torch.isin(deltas.neurons, chosen.to(deltas.neurons.device))
-            if not outside.any():
-                continue
-            saved.append(_entries(deltas.output, outside[None, :]))
-            saved.extend(_entries(weight, outside[:, None]) for weight in deltas.inputs)
-            saved.extend(_entries(bias, outside) for bias in deltas.input_biases if bias.numel())
-        values = [local[mask].clone() for local, mask in saved]
-
-        @torch.no_grad()
-        def restore() -> None:
-            for (local, mask), value in zip(saved, values, strict=True):
-                local[mask] = value
-
-        return restore
+            inside = torch.isin(deltas.neurons, chosen.to(deltas.neurons.device))
+            masks[deltas.output] = _local_mask(deltas.output, inside[None, :])
+            masks.update({w: _local_mask(w, inside[:, None]) for w in deltas.inputs})
+            masks.update({b: _local_mask(b, inside) for b in deltas.input_biases if b.numel()})
+        return masks
 
     def entries(self) -> int:
         """The number of trained entries (what Adam keeps state for)."""

@@ -38,6 +38,23 @@ from skillneurons.models.verbalizer import SCORING, LabelScorer, label_token_ids
 
 #: The sequence layout by kind of model (see the module docstring).
 LAYOUTS = {"masked": "[MASK] p_1..p_l input", "causal": "input p_1..p_l"}
+#: How soft prompts start (:class:`PromptedClassifier`'s ``init``; config
+#: ``prompt_tuning.init``).
+PROMPT_INITS = ("normal", "vocabulary")
+
+
+def vocabulary_prompts(
+    loaded: LoadedModel, count: int, generator: torch.Generator
+) -> torch.Tensor:
+    """``count`` rows ``[count, hidden]`` of the input embedding matrix, of tokens drawn
+    uniformly (with replacement, from ``generator``) among the tokenizer's ids that are
+    not special tokens; copies, detached from the model."""
+    weight = loaded.model.get_input_embeddings().weight
+    special = torch.tensor(sorted(set(loaded.tokenizer.all_special_ids)), dtype=torch.long)
+    ids = torch.arange(weight.shape[0])
+    ordinary = ids[~torch.isin(ids, special)]
+    chosen = ordinary[torch.randint(len(ordinary), (count,), generator=generator)]
+    return weight.detach()[chosen.to(weight.device)].clone().cpu()
 
 
 class PromptedClassifier(torch.nn.Module):
@@ -52,6 +69,12 @@ class PromptedClassifier(torch.nn.Module):
     prompt_length : number ``l`` of soft prompt vectors (paper: 127).
     init_std : std of their normal initialisation (paper: 0.03).
     seed : seed of the initialisation.
+    init : :data:`PROMPT_INITS`: ``"normal"``, ``N(0, init_std^2)`` per entry (paper A,
+        appendix B), or ``"vocabulary"``, each prompt a copy of the input embedding of a
+        token drawn uniformly from the non-special vocabulary (Lester et al., 2021's
+        sampled-vocabulary initialisation). On SmolLM2 a normal draw of std 0.03 starts
+        the prompts at a fifth of a token embedding's norm, and some draws never leave
+        the plateau where the answer is the class prior (README, "Models and prompts").
     """
 
     def __init__(
@@ -61,6 +84,7 @@ class PromptedClassifier(torch.nn.Module):
         prompt_length: int,
         init_std: float = 0.03,
         seed: int = 0,
+        init: str = "normal",
     ):
         super().__init__()
         self.backbone = loaded.model
@@ -73,8 +97,13 @@ class PromptedClassifier(torch.nn.Module):
         self.scorer = LabelScorer(self.backbone, self.kind, self.label_ids)
         embeddings = self.backbone.get_input_embeddings()
         generator = torch.Generator().manual_seed(seed)
-        hidden = embeddings.weight.shape[1]
-        initial = torch.randn(prompt_length, hidden, generator=generator) * init_std
+        if init == "normal":
+            hidden = embeddings.weight.shape[1]
+            initial = torch.randn(prompt_length, hidden, generator=generator) * init_std
+        elif init == "vocabulary":
+            initial = vocabulary_prompts(loaded, prompt_length, generator)
+        else:
+            raise ValueError(f"prompt init {init!r} is unknown; use one of {PROMPT_INITS}")
         self.prompts = torch.nn.Parameter(initial.to(embeddings.weight.dtype))
         self.masked = self.kind != "causal_lm"
         if self.masked:

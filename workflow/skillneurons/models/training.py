@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from skillneurons.models.distributed import DataParallel
 from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.neuron_deltas import MaskedAdam
 
 LOG = logging.getLogger(__name__)
 
@@ -52,6 +53,9 @@ class TrainingResult:
     best_dev_accuracy: float = float("-inf")
     best_state: dict[str, torch.Tensor] = field(default_factory=dict)
     steps: int = 0
+    #: True when ``patience`` evaluations without a dev gain stopped the run (the dev
+    #: curve levelled off); False when it ran out of ``max_steps`` first.
+    converged: bool = False
 
 
 def trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -113,7 +117,7 @@ def train(
     progress: bool = True,
     on_evaluation: Callable[[dict], None] | None = None,
     evaluate: Callable[[torch.nn.Module], float] | None = None,
-    confine: Callable[[torch.nn.Module, dict], Callable[[], None]] | None = None,
+    confine: Callable[[torch.nn.Module, dict], Mapping[torch.Tensor, torch.Tensor]] | None = None,
 ) -> TrainingResult:
     """Train the parameters of ``model`` that require gradients; keep the best on dev.
 
@@ -127,8 +131,11 @@ def train(
     a fixed function of its inputs, the same one whose activations are analysed
     afterwards. Adam without weight decay moves only what has a gradient.
     ``confine(trained, batch)``, called before each optimizer step with the module whose
-    parameters the step changes, returns a function called after it (to undo what that
-    batch may not change: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`).
+    parameters the step changes, returns the entries that batch may change (``{parameter:
+    bool mask}``: :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.entries_of`);
+    the optimizer is then :class:`skillneurons.models.neuron_deltas.MaskedAdam`, whose
+    step leaves every other entry's value, moments and step count as they were (tasks
+    trained together: no moment carries another task's gradient).
     The best trainable state is loaded back into ``model`` before returning.
     Launched as several processes (:mod:`skillneurons.models.distributed`), each
     process trains on its share of every batch and the gradients are averaged; the
@@ -140,14 +147,17 @@ def train(
     generator = torch.Generator().manual_seed(settings.seed)
     device = parameters[0].device
     parallel = DataParallel.from_environment(model)
+    adam = torch.optim.Adam if confine is None else MaskedAdam
     if parallel is None:
         stepped = trained = model
-        optimizer = torch.optim.Adam(parameters, lr=settings.learning_rate)
+        optimizer = adam(parameters, lr=settings.learning_rate)
     else:
         parallel.check_batch_size(settings.batch_size)
-        stepped, trained, optimizer = parallel.prepare(model, settings.learning_rate)
+        stepped, trained, optimizer = parallel.prepare(model, settings.learning_rate, adam)
         device = parallel.accelerator.device
         LOG.info("training on %d processes, the model %s", parallel.processes, parallel.sharding)
+    # accelerate wraps the optimizer; the entries of a step go to the one that steps.
+    stepping = getattr(optimizer, "optimizer", optimizer)
     if evaluate is None:
 
         def evaluate(model: torch.nn.Module) -> float:
@@ -174,10 +184,9 @@ def train(
             loss.backward()
         else:
             parallel.accelerator.backward(loss)
-        restore = confine(trained, batch) if confine is not None else None
+        if confine is not None:
+            stepping.entries = confine(trained, batch)
         optimizer.step()
-        if restore is not None:
-            restore()
         bar.update(1)
         bar.set_postfix(loss=f"{loss.item():.3f}")
         result.steps = step
@@ -203,8 +212,17 @@ def train(
             evaluations_without_gain += 1
             if evaluations_without_gain >= settings.patience:
                 LOG.info("early stop at step %d (best step %d)", step, result.best_step)
+                result.converged = True
                 break
     bar.close()
+    if not result.converged:
+        LOG.warning(
+            "stopped at max_steps=%d before %d evaluations without a dev gain (best step "
+            "%d): the dev curve may still be rising; raise max_steps to let it level off",
+            settings.max_steps,
+            settings.patience,
+            result.best_step,
+        )
     if parallel is not None and parallel.sharded:
         parallel.release()
     load_trainable_state(model, result.best_state)
@@ -219,11 +237,14 @@ def result_metrics(
     pad_id: int,
 ) -> dict:
     """What every tuning method reports of a :func:`train` run: the dev curve, best step,
-    steps taken, best dev accuracy and the test accuracy of the (best) model."""
+    steps taken, whether the dev curve levelled off before ``max_steps``
+    (:attr:`TrainingResult.converged`), best dev accuracy and the test accuracy of the
+    (best) model."""
     return {
         "dev_curve": result.dev_curve,
         "best_step": result.best_step,
         "steps": result.steps,
+        "converged": result.converged,
         "dev_accuracy": result.best_dev_accuracy,
         "test_accuracy": accuracy(model, test, batch_size, pad_id),
     }

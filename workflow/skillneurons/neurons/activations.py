@@ -9,7 +9,9 @@ soft prompt token ``p_i`` for every sample ``x``. This module
   or the "Avg." / "Max." baselines of Figure 3 that reduce over the *input* tokens
   instead (:func:`input_token_activations`);
 - computes the baseline activation of Eq. 3 by streaming the training split
-  (:func:`baseline_activation`), with each neuron's std (:func:`activation_moments`);
+  (:func:`baseline_activation`), with each neuron's std (:func:`activation_moments`),
+  and each neuron's std over every position (:func:`position_std`: the unit of
+  ``neuron_std`` perturbation noise added at every position);
 - dumps a split's activations to Parquet one batch at a time (:func:`dump_activations`)
   in the file of :mod:`skillneurons.neurons.activation_dump`, whose readers stream it
   back, so predictivity (Eqs. 4-6) never holds a split in memory.
@@ -26,6 +28,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from skillneurons.data.subsets import subset_rows
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites
@@ -135,21 +138,23 @@ def _positions_name(reduce: Reduce) -> str:
     return getattr(reduce, "__name__", type(reduce).__name__)
 
 
-def _batches(split: EncodedSplit, count: int, batch_size: int, by_length: bool):
+def _batches(split: EncodedSplit, rows: np.ndarray, batch_size: int, by_length: bool):
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-    order = list(range(count))
+    order = rows.tolist()
     if by_length:
         order.sort(key=lambda i: len(split.input_ids[i]))
-    return [order[i : i + batch_size] for i in range(0, count, batch_size)]
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def _sample_count(split: EncodedSplit, max_samples: int | None) -> int:
-    if max_samples is None:
-        return len(split)
-    if max_samples < 0:
-        raise ValueError(f"max_samples must be >= 0 or None, got {max_samples}")
-    return min(len(split), max_samples)
+def sample_rows(
+    split: EncodedSplit, max_samples: int | None, seed: int, name: str = "the split"
+) -> np.ndarray:
+    """The rows of ``split`` a stage reads: all of them (``max_samples`` None), or a
+    seeded, label-stratified draw of ``max_samples`` in split order
+    (:func:`skillneurons.data.subsets.subset_rows`, proportional; ``name`` names the
+    split and the config key in its error)."""
+    return subset_rows(split.labels.numpy(), max_samples, seed, split=name)
 
 
 def activation_moments(
@@ -159,6 +164,9 @@ def activation_moments(
     reduce: Reduce = prompt_activations,
     max_samples: int | None = None,
     progress: bool = False,
+    *,
+    seed: int = 0,
+    name: str = "the training split",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean and standard deviation over samples of every neuron's activation.
 
@@ -169,21 +177,23 @@ def activation_moments(
     (population, over the same samples) is the unit of the ``neuron_std`` perturbation
     noise. ``reduce`` gives the per-batch activations: :func:`prompt_activations` (the
     paper) or :func:`input_token_activations` (Figure 3's "Avg."/"Max.").
-    ``max_samples`` keeps the first ``max_samples`` rows of the split.
+    ``max_samples`` keeps a seeded (``seed``), label-stratified draw of that many rows
+    (:func:`sample_rows`; ``name`` names the split in its error).
 
     Returns
     -------
     float32 ``[layers, tokens, neurons]`` mean and std, on the CPU.
     """
-    count = _sample_count(split, max_samples)
+    rows = sample_rows(split, max_samples, seed, name)
+    count = len(rows)
     if count == 0:
         raise ValueError("baseline_activation needs at least one sample; the split is empty")
     device = _device(classifier)
     pad_id = classifier.pad_id
     total = squares = None
-    batches = _batches(split, count, batch_size, by_length=True)
-    for rows in tqdm(batches, desc="baseline", disable=not progress, mininterval=5):
-        block = reduce(classifier, split.batch(rows, pad_id, device)).double()
+    batches = _batches(split, rows, batch_size, by_length=True)
+    for batch in tqdm(batches, desc="baseline", disable=not progress, mininterval=5):
+        block = reduce(classifier, split.batch(batch, pad_id, device)).double()
         partial, partial_squares = block.sum(dim=0), (block * block).sum(dim=0)
         total = partial if total is None else total + partial
         squares = partial_squares if squares is None else squares + partial_squares
@@ -195,6 +205,50 @@ def activation_moments(
     )
 
 
+def position_std(
+    classifier: PromptedClassifier,
+    split: EncodedSplit,
+    batch_size: int,
+    max_samples: int | None = None,
+    *,
+    seed: int = 0,
+    name: str = "the training split",
+) -> torch.Tensor:
+    """Each neuron's activation std over every position of the sequences the backbone
+    reads (the ``[MASK]``, the soft prompts and the input tokens; not the padding),
+    pooled over the samples (population std over all (sample, position) pairs): the
+    unit of ``neuron_std`` noise added at every position (perturbation ``positions:
+    all``, :func:`skillneurons.neurons.perturbation.noise_scale`), measured where that
+    noise lands. Rows as :func:`activation_moments` (``max_samples``, ``seed``).
+
+    Returns
+    -------
+    float32 ``[layers, neurons]`` on the CPU.
+    """
+    rows = sample_rows(split, max_samples, seed, name)
+    if len(rows) == 0:
+        raise ValueError("position_std needs at least one sample; the split is empty")
+    device = _device(classifier)
+    total = squares = None
+    count = 0
+    for batch_rows in _batches(split, rows, batch_size, by_length=True):
+        batch = split.batch(batch_rows, classifier.pad_id, device)
+        captured = _forward_capture(classifier, batch, None).double()  # [b, L, T, N]
+        with torch.no_grad():  # only its attention mask: which positions are real
+            sequence = classifier.sequence(
+                batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids")
+            )
+        real = sequence["attention_mask"].to(captured.device, torch.double)[:, None, :, None]
+        partial = (captured * real).sum(dim=(0, 2))
+        partial_squares = (captured * captured * real).sum(dim=(0, 2))
+        total = partial if total is None else total + partial
+        squares = partial_squares if squares is None else squares + partial_squares
+        count += int(real.sum())
+    mean = total / count
+    std = (squares / count - mean * mean).clamp(min=0.0).sqrt()
+    return std.to(device="cpu", dtype=torch.float32)
+
+
 def baseline_activation(
     classifier: PromptedClassifier,
     split: EncodedSplit,
@@ -202,10 +256,15 @@ def baseline_activation(
     reduce: Reduce = prompt_activations,
     max_samples: int | None = None,
     progress: bool = False,
+    *,
+    seed: int = 0,
+    name: str = "the training split",
 ) -> torch.Tensor:
     """Baseline activation ``a_bsl(N, p_i)`` of every neuron (Eq. 3 of paper A): the mean
     of :func:`activation_moments`, float32 ``[layers, tokens, neurons]`` on the CPU."""
-    return activation_moments(classifier, split, batch_size, reduce, max_samples, progress)[0]
+    return activation_moments(
+        classifier, split, batch_size, reduce, max_samples, progress, seed=seed, name=name
+    )[0]
 
 
 def dump_activations(
@@ -220,6 +279,8 @@ def dump_activations(
     max_samples: int | None = None,
     progress: bool = False,
     by_length: bool = False,
+    seed: int = 0,
+    name: str = "the split",
 ) -> int:
     """Forward ``split`` and write its activations to ``path`` (the file contract above).
 
@@ -235,7 +296,8 @@ def dump_activations(
         ``positions`` is set from ``reduce``.
     reduce : :func:`prompt_activations` (``positions="prompt"``) or
         :func:`input_token_activations` (``positions="input_mean_max"``).
-    max_samples : keep only the first ``max_samples`` rows of the split.
+    max_samples : keep a seeded (``seed``), label-stratified draw of that many rows, in
+        split order (:func:`sample_rows`; ``name`` names the split in its error).
     by_length : process consecutive batches of the split (False: rows in split order)
         or batches of similar length (True: less padding, rows in that order).
 
@@ -245,20 +307,20 @@ def dump_activations(
     """
     if len(idx) != len(split):
         raise ValueError(f"idx has {len(idx)} entries but the split has {len(split)} rows")
-    count = _sample_count(split, max_samples)
+    rows = sample_rows(split, max_samples, seed, name)
     idx = np.asarray(idx, dtype=np.int64)
     device = _device(classifier)
     pad_id = classifier.pad_id
-    batches = _batches(split, count, batch_size, by_length)
+    batches = _batches(split, rows, batch_size, by_length)
     meta = {**metadata, "positions": _positions_name(reduce)}
     writer = None
     with ExitStack() as stack:
-        for rows in tqdm(batches, desc="activations", disable=not progress, mininterval=5):
-            block = reduce(classifier, split.batch(rows, pad_id, device))
+        for batch in tqdm(batches, desc="activations", disable=not progress, mininterval=5):
+            block = reduce(classifier, split.batch(batch, pad_id, device))
             block = block.to(device="cpu", dtype=torch.float16)
             if writer is None:
                 writer = stack.enter_context(ActivationWriter(path, block.shape[1:], meta))
-            writer.write(idx[rows], split.labels[rows], block)
+            writer.write(idx[batch], split.labels[batch], block)
         if writer is None:  # empty split: still a valid (empty) file with its metadata
             shape = _shape_without_data(classifier, reduce)
             writer = stack.enter_context(ActivationWriter(path, shape, meta))

@@ -28,9 +28,24 @@ by all positions (``draw="sample"``). ``positions="prompt"`` (only the soft-prom
 positions where predictivity is measured) and ``draw="position"`` (independent noise
 at every position) are the alternatives. ``kind="zero"`` sets the activations to 0
 and ``kind="baseline"`` to the baseline activation ``a_bsl`` (Eq. 3), both also in the
-original code. Noise is drawn from a generator seeded with ``settings.seed`` at the
-start of every evaluation, so a curve is reproducible and every order sees the same
-random stream (common random numbers, which lowers the variance of curve differences).
+original code.
+
+Paper A (§4.2) adds the noise "into the neurons' activations" in absolute units
+(sigma 0.1) and measures no std. With ``unit="neuron_std"`` (ours) sigma is a multiple
+of each neuron's activation std, and that std is measured **where the noise is
+applied** (:func:`noise_scale`): for ``positions="all"``, over every position the
+backbone reads (``[MASK]``, soft prompts, input tokens; not the padding, which no real
+position attends to, so noise there changes nothing), pooled over the baseline samples
+(:func:`skillneurons.neurons.activations.position_std`); for ``positions="prompt"``,
+over the soft-prompt positions, pooled the same way.
+
+Common random numbers: the noise of a (sample, neuron) pair is the same in every order
+and at every rate, so curve differences carry no noise of their own. Each layer draws
+from its own generator, seeded with ``settings.seed`` and the layer at the start of
+every evaluation, a value for **every** neuron of the layer (then keeps the perturbed
+ones), batch after batch in the fixed batch order of
+:func:`skillneurons.models.training.predict`; which neurons are perturbed never changes
+what a neuron draws.
 
 Which classifiers: any module whose ``forward(input_ids, attention_mask, ...)`` returns
 label logits ``[batch, labels]`` (what :func:`skillneurons.models.training.predict` calls) and
@@ -83,9 +98,11 @@ class PerturbationSettings:
         position and neuron.
     unit : ``"absolute"``: ``sigma`` and ``mean`` are activation values (the paper);
         ``"neuron_std"``: they are multiples of each neuron's activation standard
-        deviation (measured on the baseline samples), so that sigma means the same on
-        models whose activations have different scales.
-    seed : seed of the noise generator, reset at the start of every evaluation.
+        deviation, measured on the baseline samples at the ``positions`` the noise is
+        added at (:func:`noise_scale`), so that sigma means the same on models whose
+        activations have different scales.
+    seed : seed of the noise generators (one per layer), reset at the start of every
+        evaluation (common random numbers, the module docstring).
     """
 
     kind: str = "gaussian"
@@ -162,7 +179,6 @@ def perturbation_edits(
     *,
     positions: torch.Tensor | None = None,
     baseline: np.ndarray | torch.Tensor | None = None,
-    generator: torch.Generator | None = None,
     scale: np.ndarray | torch.Tensor | None = None,
 ) -> dict[int, NeuronEdit]:
     """The :class:`NeuronEdit` of every layer that has neurons to perturb.
@@ -175,9 +191,11 @@ def perturbation_edits(
     positions : 1-D sequence positions to edit, or ``None`` for every position.
     baseline : ``[layers, neurons]`` or ``[layers, tokens, neurons]`` ``a_bsl`` (needed
         for ``kind="baseline"``; with ``positions`` given, ``tokens`` must match them).
-    generator : noise generator on the model's device (``kind="gaussian"``).
-    scale : ``[layers, neurons]`` each neuron's activation std (needed for the
-        ``neuron_std`` unit of Gaussian noise).
+    scale : ``[layers, neurons]`` each neuron's activation std at ``positions`` (needed
+        for the ``neuron_std`` unit of Gaussian noise; :func:`noise_scale`).
+
+    Gaussian noise comes from one generator per layer, seeded with ``settings.seed``
+    and the layer here (the module docstring: common random numbers).
     """
     if settings.kind == "baseline" and baseline is None:
         raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
@@ -185,6 +203,8 @@ def perturbation_edits(
     if gaussian_std and scale is None:
         raise ValueError("perturbation unit 'neuron_std' needs each neuron's activation std")
     edits = {}
+    sites = ffn_sites(model) if settings.kind == "gaussian" else []
+    device = next(model.parameters()).device
     for layer, chosen in neurons.items():
         if settings.kind == "zero":
             edits[layer] = NeuronEdit(chosen, "set", 0.0, positions)
@@ -195,22 +215,36 @@ def perturbation_edits(
             unit = None
             if gaussian_std:
                 unit = torch.as_tensor(np.asarray(scale[layer]), dtype=torch.float32)[chosen]
-            edits[layer] = NeuronEdit(chosen, "add", _noise(settings, generator, unit), positions)
+            generator = torch.Generator(device=device).manual_seed(
+                _layer_seed(settings.seed, layer)
+            )
+            noise = _noise(settings, generator, sites[layer].width, chosen, unit)
+            edits[layer] = NeuronEdit(chosen, "add", noise, positions)
     return edits
+
+
+def _layer_seed(seed: int, layer: int) -> int:
+    """The seed of layer ``layer``'s noise generator in an evaluation seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, layer]).generate_state(1)[0])
 
 
 def _noise(
     settings: PerturbationSettings,
-    generator: torch.Generator | None,
+    generator: torch.Generator,
+    width: int,
+    chosen: torch.Tensor,
     unit: torch.Tensor | None = None,
 ):
-    """Draws of ``N(mean, sigma^2)``, times each neuron's ``unit`` (its std) if given."""
+    """Draws of ``N(mean, sigma^2)`` for the ``chosen`` neurons, times each one's ``unit``
+    (its std) if given. Every call draws for all ``width`` neurons of the layer and keeps
+    the chosen ones, so a neuron's draw does not depend on which others are perturbed."""
+    chosen = torch.as_tensor(chosen, dtype=torch.long)
 
     def draw(shape: torch.Size, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
-        batch, positions, neurons = shape
-        size = (batch, 1, neurons) if settings.draw == "sample" else (batch, positions, neurons)
+        batch, positions, _ = shape
+        size = (batch, 1 if settings.draw == "sample" else positions, width)
         noise = torch.randn(size, generator=generator, device=device, dtype=torch.float32)
-        noise = noise * settings.sigma + settings.mean
+        noise = noise[..., chosen.to(device)] * settings.sigma + settings.mean
         if unit is not None:
             noise = noise * unit.to(device)
         return noise.to(dtype)
@@ -218,12 +252,40 @@ def _noise(
     return draw
 
 
-def noise_scale(std: np.ndarray | torch.Tensor) -> np.ndarray:
-    """Each neuron's unit of ``neuron_std`` noise, float32 ``[layers, neurons]``: its
-    activation std over the baseline samples (``baseline.safetensors``'s ``prompt_std``
-    ``[layers, tokens, neurons]``), averaged over the tokens it was measured at."""
-    values = np.asarray(std, dtype=np.float32)
-    return values.mean(axis=1) if values.ndim == 3 else values
+def noise_scale(baseline: Mapping[str, np.ndarray | torch.Tensor]) -> dict[str, np.ndarray]:
+    """Each neuron's unit of ``neuron_std`` noise by the positions the noise is added at,
+    float32 ``[layers, neurons]`` each, from a baseline file's tensors
+    (``baseline.safetensors``, written by rule ``dump_activations``):
+
+    - ``"all"``: ``all_positions_std``, the std over every (sample, position) pair
+      (:func:`skillneurons.neurons.activations.position_std`);
+    - ``"prompt"``: the std over every (sample, prompt token) pair, pooled from the
+      per-token means ``m_t`` (``prompt``) and stds ``s_t`` (``prompt_std``,
+      ``[layers, tokens, neurons]``): ``sqrt(mean_t(s_t^2 + m_t^2) - mean_t(m_t)^2)``.
+    """
+    mean = np.asarray(baseline["prompt"], dtype=np.float64)
+    std = np.asarray(baseline["prompt_std"], dtype=np.float64)
+    pooled = (std**2 + mean**2).mean(axis=1) - mean.mean(axis=1) ** 2
+    return {
+        "all": np.asarray(baseline["all_positions_std"], dtype=np.float32),
+        "prompt": np.sqrt(np.clip(pooled, 0.0, None)).astype(np.float32),
+    }
+
+
+def positions_scale(
+    scale: Mapping[str, np.ndarray] | None, settings: PerturbationSettings
+) -> np.ndarray | None:
+    """The ``[layers, neurons]`` std measured at ``settings.positions`` out of
+    :func:`noise_scale`'s mapping (None when the noise needs no std)."""
+    if settings.kind != "gaussian" or settings.unit != "neuron_std":
+        return None
+    if scale is None or settings.positions not in scale:
+        measured = sorted(scale) if scale else []
+        raise ValueError(
+            f"neuron_std noise at positions {settings.positions!r} needs each neuron's "
+            f"std measured there; it was measured at {measured}"
+        )
+    return scale[settings.positions]
 
 
 # --------------------------------------------------------------------------- curves
@@ -256,15 +318,12 @@ def perturbed_predictions(
     the unperturbed prediction."""
     if not any(len(chosen) for chosen in neurons.values()):
         return predict(classifier, split, batch_size, pad_id)
-    device = next(classifier.parameters()).device
-    generator = torch.Generator(device=device).manual_seed(settings.seed)
     edits = perturbation_edits(
         classifier,
         neurons,
         settings,
         positions=_edit_positions(classifier, settings),
         baseline=baseline,
-        generator=generator,
         scale=scale,
     )
     with edit_activations(classifier, edits):
@@ -439,7 +498,9 @@ def perturb_trial(
 ) -> pd.DataFrame:
     """Sweep every order and rate on one tuned trial: its rows of a perturbation file
     (:func:`trial_curve_frame`). ``settings`` is the config's perturbation block
-    without the seed, ``seed`` the trial's noise seed."""
+    without the seed, ``seed`` the trial's noise seed, ``scale`` each neuron's std by
+    the positions it was measured at (:func:`noise_scale`; the ``neuron_std`` unit
+    reads the one measured at ``settings["positions"]``)."""
     perturbation = PerturbationSettings(**settings, seed=seed)
     LOG.info(
         "trial %d: %d orders x %d rates on %d test samples",
@@ -457,7 +518,7 @@ def perturb_trial(
         classifier.pad_id,
         batch_size,
         baseline,
-        scale,
+        positions_scale(scale, perturbation),
     )
     return trial_curve_frame(table, eval_task, trial, perturbation.kind)
 
@@ -467,14 +528,15 @@ class TrialModel:
     """One trained trial to perturb: its classifier, the encoded evaluation split, the
     trial's noise seed (also the seed of its random orders) and, for the ``baseline``
     kind, its ``a_bsl``, for the ``neuron_std`` unit each neuron's activation std
-    ``[layers, neurons]``."""
+    ``[layers, neurons]`` by the positions it was measured at (``"all"``,
+    ``"prompt"``: :func:`noise_scale`)."""
 
     trial: int
     seed: int
     classifier: torch.nn.Module
     split: EncodedSplit
     baseline: np.ndarray | None = None
-    scale: np.ndarray | None = None
+    scale: Mapping[str, np.ndarray] | None = None
 
     def perturb(
         self,
@@ -510,8 +572,8 @@ def prompt_tuned_trials(
     seeds: Sequence[int],
 ) -> Iterator[TrialModel]:
     """One task's prompt-tuned trials to perturb, loaded one at a time: each trial's
-    classifier from its prompt file, its ``a_bsl`` and activation std (the unit of
-    ``neuron_std``) from its baseline file (Eq. 3)."""
+    classifier from its prompt file, its ``a_bsl`` (Eq. 3) and activation stds (the unit
+    of ``neuron_std``, :func:`noise_scale`) from its baseline file."""
     for trial, prompt, baseline_path, seed in zip(trials, prompts, baselines, seeds, strict=True):
         baseline = read_tensors(baseline_path)
         yield TrialModel(
@@ -520,7 +582,7 @@ def prompt_tuned_trials(
             classifier_from_prompt_file(loaded, prompt),
             split,
             baseline["prompt"].numpy(),
-            noise_scale(baseline["prompt_std"]),
+            noise_scale(baseline),
         )
 
 

@@ -79,12 +79,17 @@ def control_skill_neuron_accuracy(
     batch_size: int,
     baseline_samples: int | None = None,
     max_samples: int | None = None,
+    subset_seed: int,
+    task: str = "the task",
 ) -> dict:
     """Table 3's accuracy of one control: the same procedure as the tuned prompts'.
 
     Baseline over train (Eq. 3), top neuron(s) on dev, accuracy on test
     (:func:`skillneurons.paper_a.skill_neurons.skill_neuron_accuracy`); the dev and test
-    activations go through temporary dumps, so memory stays bounded.
+    activations go through temporary dumps, so memory stays bounded. Subsets
+    (``baseline_samples``, ``max_samples``) are the seeded (``subset_seed``),
+    label-stratified draws of rule ``dump_activations``, so a control reads the same
+    rows as the tuned prompts of ``task``.
     """
     from skillneurons.models.encoding import encode_frame
     from skillneurons.neurons.activations import baseline_activation, dump_activations
@@ -92,7 +97,12 @@ def control_skill_neuron_accuracy(
 
     encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
     baseline = baseline_activation(
-        classifier, encoded["train"], batch_size, max_samples=baseline_samples
+        classifier,
+        encoded["train"],
+        batch_size,
+        max_samples=baseline_samples,
+        seed=subset_seed,
+        name=f"{task}/train (activations.baseline_samples)",
     ).numpy()
     with tempfile.TemporaryDirectory() as folder:
         dumps = {}
@@ -105,6 +115,8 @@ def control_skill_neuron_accuracy(
                 dumps[name],
                 batch_size=batch_size,
                 max_samples=max_samples,
+                seed=subset_seed,
+                name=f"{task}/{name} (activations.max_samples)",
                 metadata={"split": name},
             )
         return skill_neuron_accuracy(dumps["dev"], dumps["test"], baseline, groups)

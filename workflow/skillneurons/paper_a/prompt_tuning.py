@@ -38,7 +38,12 @@ def tune_prompts(
     prompt initialisation and the data order of this trial.
     """
     classifier = PromptedClassifier(
-        loaded, label_words, settings["prompt_length"], init_std=settings["init_std"], seed=seed
+        loaded,
+        label_words,
+        settings["prompt_length"],
+        init_std=settings["init_std"],
+        seed=seed,
+        init=settings.get("init", "normal"),
     )
     max_length = int(settings["max_length"])
     if classifier.max_input_length is not None and max_length > classifier.max_input_length:

@@ -46,7 +46,11 @@ from skillneurons.models.training import (
     train,
     trainable_state,
 )
-from skillneurons.neurons.activations import activation_moments, input_token_activations
+from skillneurons.neurons.activations import (
+    activation_moments,
+    input_token_activations,
+    position_std,
+)
 from skillneurons.neurons.perturbation import TrialModel
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
@@ -186,16 +190,25 @@ def input_moments(
     split: EncodedSplit,
     batch_size: int,
     max_samples: int | None = None,
+    *,
+    seed: int,
+    name: str = "the training split",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``a_bsl`` and the activation std of a model without soft prompts: the training-set
-    mean (Eq. 3) and std of each sample's mean activation over its input tokens
+    """``a_bsl`` and the activation std of a model without soft prompts, over a seeded,
+    label-stratified draw of ``max_samples`` training rows (``seed``; ``name`` names the
+    split in the error of a draw that misses a class): the training-set mean (Eq. 3) of
+    each sample's mean activation over its input tokens
     (:func:`skillneurons.neurons.activations.input_token_activations`), float32
-    ``[layers, 1, neurons]`` and ``[layers, neurons]``: the ``baseline`` perturbation kind
-    at every position and the unit of ``neuron_std`` noise."""
-    mean, std = activation_moments(
-        classifier, split, batch_size, reduce=input_token_activations, max_samples=max_samples
+    ``[layers, 1, neurons]``, the ``baseline`` perturbation kind at every position; and
+    each neuron's std over every position (:func:`position_std`), float32 ``[layers,
+    neurons]``, the unit of ``neuron_std`` noise, which these models get at every
+    position: the std is measured where the noise lands."""
+    options = {"max_samples": max_samples, "seed": seed, "name": name}
+    mean, _ = activation_moments(
+        classifier, split, batch_size, reduce=input_token_activations, **options
     )
-    return mean[:, :1].numpy(), std[:, 0].numpy()
+    std = position_std(classifier, split, batch_size, **options)
+    return mean[:, :1].numpy(), std.numpy()
 
 
 def method_trials(
@@ -210,19 +223,25 @@ def method_trials(
     max_length: int,
     batch_size: int,
     baseline_samples: int | None,
+    subset_seed: int,
+    task: str = "the task",
 ) -> Iterator[TrialModel]:
     """Each trained trial of a method, loaded in turn, ready to perturb (paper A, §5).
 
     ``weights`` are the trials' weights files; ``test`` the evaluation samples; ``train``
-    the training split, whose first ``baseline_samples`` rows give ``a_bsl`` and each
-    neuron's std (:func:`input_moments`).
+    the training split of ``task``, whose seeded (``subset_seed``), label-stratified draw
+    of ``baseline_samples`` rows gives ``a_bsl`` and each neuron's std over every
+    position (:func:`input_moments`; these models are perturbed at every position).
     """
+    name = f"{task}/train (activations.baseline_samples)"
     for trial, path, seed in zip(trials, weights, seeds, strict=True):
         loaded, classifier = load_method_classifier(model, path, device)
         encoded = encode_frame(loaded, train, max_length)
-        baseline, std = input_moments(classifier, encoded, batch_size, baseline_samples)
+        baseline, std = input_moments(
+            classifier, encoded, batch_size, baseline_samples, seed=subset_seed, name=name
+        )
         split = encode_frame(loaded, test, max_length)
-        yield TrialModel(trial, seed, classifier, split, baseline, std)
+        yield TrialModel(trial, seed, classifier, split, baseline, {"all": std})
 
 
 def accuracy_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:

@@ -15,6 +15,12 @@ the previous stage left; after every stage the tasks learnt so far are tested. M
 ``wncft``     NCFT's model, tested with every neuron of the tasks learnt so far set from
               the snapshots of the stages whose sets hold it, weighted by the test
               task's similarity to each stage's task (A.2, Eqs. 10-12, below);
+``wncft_uniform``  the control of W-NCFT's weighting (ours; not in paper B): the same
+              snapshots combined the same way, every learnt stage weighing ``1/i``
+              instead of Eq. 11's softmax of similarities. W-NCFT above it says the
+              similarity weighting helps, not the averaging of snapshots. It reuses
+              NCFT's training (no extra training: one more test evaluation per learnt
+              task and stage, as many as W-NCFT's);
 ``per_task``  one model per task, fully fine-tuned from the base model alone (the upper
               reference ``A_i`` of Eq. 5).
 
@@ -49,6 +55,7 @@ import peft
 import torch
 from tqdm.auto import tqdm
 
+from skillneurons.data.subsets import subset_rows
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.neuron_deltas import NeuronDeltas
@@ -59,7 +66,7 @@ from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
 from skillneurons.paper_b.relevance import relevance_table, task_neurons
 
-METHODS = ("seqft", "seqlora", "ncft", "wncft", "per_task")
+METHODS = ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
 COMBINES = ("normalized", "literal")
 COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
 Neurons = Mapping[int, np.ndarray]
@@ -101,11 +108,24 @@ def read_order_results(paths: Sequence[str], orders: Sequence[str]) -> dict[str,
 
 
 @torch.no_grad()
-def task_feature(classifier, split: EncodedSplit, batch_size: int, max_samples: int | None):
+def task_feature(
+    classifier,
+    split: EncodedSplit,
+    batch_size: int,
+    max_samples: int | None,
+    *,
+    seed: int,
+    name: str = "the training split",
+):
     """Eq. 10's ``fea``: per sample the mean last-layer hidden state over its real tokens
-    (the classifier's input layout), averaged over the first ``max_samples`` samples;
-    float64 ``[hidden]``."""
-    rows = list(range(len(split) if max_samples is None else min(max_samples, len(split))))
+    (the classifier's input layout), averaged over ``max_samples`` random samples (paper
+    B, A.2: 1000): a seeded (``seed``), label-stratified draw
+    (:func:`skillneurons.data.subsets.subset_rows`; ``name`` names the split in the
+    error of a draw that misses a class); float64 ``[hidden]``."""
+    rows = subset_rows(
+        np.asarray(split.labels), max_samples, seed,
+        split=f"{name} (paper_b.continual.feature_samples)",
+    ).tolist()  # fmt: skip
     total, count = None, 0
     device = next(classifier.backbone.parameters()).device
     for start in range(0, len(rows), batch_size):
@@ -132,6 +152,13 @@ def stage_weights(
     scaled = cosines / temperature
     weights = np.exp(scaled - scaled.max())
     return weights / weights.sum()
+
+
+def uniform_stage_weights(stages: int) -> np.ndarray:
+    """The uniform-weight control of Eq. 11 (``wncft_uniform``, the module docstring):
+    every one of the ``stages`` learnt stages weighs ``1 / stages``, what Eq. 11's
+    softmax gives when every similarity is equal."""
+    return np.full(stages, 1.0 / stages)
 
 
 @dataclass
@@ -359,9 +386,10 @@ def neuron_level_fine_tuning(
     task's top ``fraction`` of neurons by relevance on the current model
     (``relevance``: the keyword settings of
     :func:`skillneurons.paper_b.relevance.relevance`) are trained and folded in; then
-    the tasks learnt so far are tested as the model is (``ncft``) and with their stage
+    the tasks learnt so far are tested as the model is (``ncft``), with their stage
     snapshots combined by similarity to the test task (``wncft``, task vectors
-    ``features``). ``loaded``'s weights are changed."""
+    ``features``) and with the same snapshots combined with equal weights
+    (``wncft_uniform``). ``loaded``'s weights are changed."""
     rows, metrics, snapshots = [], [], []
     for stage, task in enumerate(tqdm(order, desc="NCFT stages"), start=1):
         classifier = heads[task]
@@ -387,9 +415,13 @@ def neuron_level_fine_tuning(
         stage_features = [features[s.task] for s in snapshots]
         for eval_task in order[:stage]:
             weights = stage_weights(stage_features, features[eval_task], temperature)
-            with combined_neurons(loaded.model, snapshots, weights, combine, output_only):
-                correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
-            rows.append(_row("wncft", stage, task, eval_task, correct))
+            weightings = {"wncft": weights, "wncft_uniform": uniform_stage_weights(stage)}
+            for method, method_weights in weightings.items():
+                with combined_neurons(
+                    loaded.model, snapshots, method_weights, combine, output_only
+                ):
+                    correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
+                rows.append(_row(method, stage, task, eval_task, correct))
             metrics[-1].setdefault("wncft_weights", {})[eval_task] = weights.tolist()
     return results_frame(rows), metrics
 

@@ -13,9 +13,13 @@ deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own n
                                                off minus the mean drop of the row's and
                                                column's other cells; test samples
 training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
-generation: deactivating and training task     the four claims above on the generation
+the task's own neurons make B-F5c's diagonal   B-F5c's per-task margin above minus the
+dominate more than random neurons trained on   same margin of the matrix of layer-matched
+the same data (control; ours)                  random neurons trained on the row's task,
+                                               task mean; test samples, random draws
+generation: deactivating and training task     the five claims above on the generation
 neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
-B-F5b, B-F5d)                                  test sample scored by its ROUGE-L F1
+B-F5b, B-F5d, B-F5d's control)                 test sample scored by its ROUGE-L F1
 A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and
                                                relevance over all neurons, task mean;
                                                neurons
@@ -76,6 +80,15 @@ TRAINING_SPECIFIC = Claim(
     "test samples of each task",
     "the diagonal dominates, 4 of 12 tasks excepted",
 )
+TRAINING_CONTROL = Claim(
+    "training a task's own neurons makes the diagonal dominate more than training random "
+    "neurons on the same data",
+    "A.4, B-F5c (control; ours)",
+    "B-F5c's margin (own gain - mean gain of the other cells of its row and column) - "
+    "the same margin with layer-matched random neurons trained, task mean",
+    "test samples of each task, random draws",
+    "(paper B has no random matrix; its diagonal dominates)",
+)
 DEACTIVATION_GENERATION = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1 (generation)",
@@ -103,6 +116,15 @@ GENERATION_SPECIFIC = Claim(
     "own ROUGE-L F1 gain over zero-shot - mean gain of the other cells of its row and column",
     "test samples of each generation task",
     "the diagonal dominates, E2E and CommonGen excepted",
+)
+GENERATION_CONTROL = Claim(
+    "training a generation task's own neurons makes the diagonal dominate more than "
+    "training random neurons on the same data",
+    "A.4, B-F5d (control; ours)",
+    "B-F5d's ROUGE-L F1 margin (own gain - mean gain of the other cells of its row and "
+    "column) - the same margin with layer-matched random neurons trained, task mean",
+    "test samples of each generation task, random draws",
+    "(paper B has no random matrix; its diagonal dominates)",
 )
 RANK_CORRELATION = Claim(
     "paper A's predictivity and paper B's relevance rank neurons alike",
@@ -226,14 +248,75 @@ def diagonal_dominance(
             for i in tasks
             for j in tasks
         }
-        margins = []
-        for i in tasks:
-            others = [change[(i, j)] for j in tasks if j != i]
-            others += [change[(j, i)] for j in tasks if j != i]
-            margins.append(change[(i, i)] - np.mean(others))
-        return float(np.mean(margins))
+        return float(np.mean(_diagonal_margins(change, tasks)))
 
     return decide(claim, statistic, _units(results, tasks, False, column), settings)
+
+
+def _diagonal_margins(change: Mapping[tuple[str, str], float], tasks) -> np.ndarray:
+    """Per task ``i``: ``change_ii`` minus the mean of the other cells of row ``i`` and
+    column ``i`` (``change``: (row task, column task) -> cell)."""
+    margins = []
+    for i in tasks:
+        others = [change[(i, j)] for j in tasks if j != i]
+        others += [change[(j, i)] for j in tasks if j != i]
+        margins.append(change[(i, i)] - np.mean(others))
+    return np.asarray(margins)
+
+
+def diagonal_control(
+    claim: Claim, results: pd.DataFrame, settings: BootstrapSettings, column: str = "correct"
+) -> dict:
+    """B-F5c/d's control (ours). Training task ``i``'s neurons on task ``i``'s data and
+    testing on ``j`` favours the diagonal by construction: random neurons trained on
+    ``i``'s data would help ``i`` most too. So per task ``i``: the diagonal margin of
+    :func:`diagonal_dominance` (cell ``ij``: task ``j``'s score, mean ``column`` per
+    test sample, after training task ``i``'s neurons) minus the same margin of the
+    random matrix (cell ``ij``: after training a layer-matched random set on task
+    ``i``, mean over the resampled random draws); task mean. The reference score
+    (zero-shot) cancels in the difference, so none is needed. Positive: the task's own
+    neurons make the diagonal dominate more than random ones."""
+    cells = _cells(results, column)
+    tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
+    if len(tasks) < 2:
+        return unavailable(claim, "one task: no off-diagonal cells")
+    random = results.loc[results["condition"] == "random", "draw"]
+    if random.empty:
+        return unavailable(claim, "no random trainings")
+    draws = int(random.max()) + 1
+    missing = [
+        (i, j, d)
+        for i in tasks
+        for j in tasks
+        for d in range(draws)
+        if ("random", i, j, d) not in cells
+    ]
+    if missing:
+        i, j, d = missing[0]
+        return unavailable(
+            claim,
+            f"random draw {d} trained on {i} was not tested on {j} (results written "
+            "before random trainings were tested on every task): rerun its training",
+        )
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        own = {
+            (i, j): _mean_score(cells[("task", i, j, 0)], indices, j) for i in tasks for j in tasks
+        }
+        random_cells = {
+            (i, j): np.mean(
+                [
+                    _mean_score(cells[("random", i, j, int(d))], indices, j)
+                    for d in indices["random draws"]
+                ]
+            )
+            for i in tasks
+            for j in tasks
+        }
+        margins = _diagonal_margins(own, tasks) - _diagonal_margins(random_cells, tasks)
+        return float(np.mean(margins))
+
+    return decide(claim, statistic, _units(results, tasks, True, column), settings)
 
 
 def _references(
@@ -250,10 +333,11 @@ def _references(
 def generation_claims(
     deactivation: pd.DataFrame, training: pd.DataFrame, settings: BootstrapSettings
 ) -> list[dict]:
-    """B-T1's, B-T2's, B-F5b's and B-F5d's claims on the generation tasks: their
-    ``deactivation`` results (the multi-task model's original, task and random rows)
-    and ``training`` results (every task's zero-shot, task and random rows), each test
-    sample scored by its ROUGE-L F1."""
+    """B-T1's, B-T2's, B-F5b's, B-F5d's and its control's claims on the generation
+    tasks: their ``deactivation`` results (the multi-task model's original, task and
+    random rows) and ``training`` results (every task's zero-shot, task and random
+    rows, each training tested on every task), each test sample scored by its ROUGE-L
+    F1."""
     column = "sample_rouge_l"
     original = _references(deactivation, "original", column)
     untrained = _references(training, "zero_shot", column)
@@ -264,6 +348,7 @@ def generation_claims(
             DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings, column
         ),
         diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings, column),
+        diagonal_control(GENERATION_CONTROL, training, settings, column),
     ]
 
 
@@ -364,6 +449,7 @@ def findings_table(
         random_vs_task(TRAINING, training, "task", settings),
         diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
+        diagonal_control(TRAINING_CONTROL, training, settings),
         *([] if generation is None else generation_claims(**generation, settings=settings)),
         *comparison_claims(scores, relevances, fraction, settings),
         *curve_claims(curves, settings),

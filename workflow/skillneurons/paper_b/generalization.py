@@ -9,31 +9,41 @@ classification, ROUGE-L F1 for generation), so one training is scored on both gr
 
 - **B-F2** (§5.1): a group's training tasks together (a mixture, one task per batch),
   each batch updating the top-``p`` share of *its own* task's neurons (the union of the
-  tasks' sets is trainable; what a batch may not change is restored after its step,
-  :meth:`skillneurons.models.neuron_deltas.NeuronDeltas.keep_only`), for every ``p``;
+  tasks' sets takes part in every forward; a batch's step changes only its task's
+  entries, their Adam moments holding only the gradients of the tasks that own them:
+  :class:`skillneurons.models.neuron_deltas.MaskedAdam`), for every ``p``;
   the in-domain score (ID: the training tasks' test splits) is specialization, the
   out-of-domain one (OOD: the test tasks' of each group: cls -> cls, cls -> gen,
   gen -> cls, gen -> gen) generalization;
 - **B-F6** (A.5): the same with one model per training task;
-- **B-T8** (A.6, Eq. 13): the overlap rate ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of the union
-  ``N_x`` of the training tasks' top-``p`` sets and the union ``N_y`` of the test
-  tasks', beside what random sets of the same sizes would give, for every pair of
-  groups;
+- **B-T8** (A.6, Eq. 13): the overlap rate ``|N_x ∩ N_y| / |N_x ∪ N_y|`` (a Jaccard
+  index: paper B's 20.8% at 10%) of the union ``N_x`` of the training tasks' top-``p``
+  sets and the union ``N_y`` of the test tasks', and the share ``|N_x ∩ N_y| / |N_x|``
+  of the training tasks' neurons that are test-task neurons (what A.7's ``o`` measures
+  of a trained set), each beside what random sets of the same sizes would give, for
+  every pair of groups;
 - **B-T9..B-T11** (A.7): for a pair of groups (T9 cls -> cls, T10 gen -> gen, T11
   gen -> cls), at a fixed trained proportion ``q`` the trained set has ``|N_x(q)|``
   neurons of which a share ``o`` is drawn from the test tasks' neurons ``N_y(q)`` (all
   of them when ``N_y(q)`` is smaller than that) and the rest from the other neurons
-  (seeded), for several ``o`` and the natural set ``N_x(q)`` itself; every training
-  task trains the same set.
+  (seeded), for several ``o``, every training task training that one drawn set; and
+  the natural row, paper B's original result (A.7's italic rows): each training task
+  trains its own top-``q`` set, as B-F2 does at ``p = q``. Each row records ``o`` and
+  Eq. 13's Jaccard value of its trained set and ``N_y(q)`` (for the natural row, B-T8's
+  overlap rate at ``q``).
 
 Neurons are found on the base model (paper B's choice when choosing neurons to train).
-Paper B gives no learning rates; the neuron-only rate is set for one trained share and
-shrinks in proportion above it (:func:`training_for_share`).
+Paper B gives no learning rates; by default every share trains at one rate, so that a
+share contrast compares shares and not rates (config
+``paper_b.generalization.learning_rate_share`` can instead shrink it in proportion
+above one share: :func:`training_for_share`; the share claims then get no verdict).
 Results table (``results/{model}/paper_b/generalization/{group}/*.parquet``):
 ``experiment`` (``multitask``, ``single``, ``controlled``), ``group`` (the trained
 group), ``trained`` (the trained task, ``group``, or for B-T9..B-T11 ``natural`` /
 ``drawn``), ``proportion`` (p or q), ``overlap`` (B-T9..B-T11: the trained set's share
-of test-task neurons; NaN elsewhere), ``eval_task``, ``eval_group`` (its group),
+of test-task neurons, ``|S ∩ N_y| / |S|``; NaN elsewhere), ``jaccard`` (B-T9..B-T11:
+Eq. 13's ``|S ∩ N_y| / |S ∪ N_y|``; NaN elsewhere), ``learning_rate`` (the training's
+Adam rate: :func:`training_for_share`), ``eval_task``, ``eval_group`` (its group),
 ``role`` (``id``, ``ood`` or ``other``: another training task after a single-task
 training), ``metric`` (``accuracy`` or ``rouge_l``), ``score`` (the test split's mean),
 ``predicted_classes`` (how many labels the model predicted on the test split: 1 when
@@ -62,6 +72,8 @@ COLUMNS = (
     "trained",
     "proportion",
     "overlap",
+    "jaccard",
+    "learning_rate",
     "eval_task",
     "eval_group",
     "role",
@@ -116,6 +128,12 @@ def overlap_rate(first: np.ndarray, second: np.ndarray) -> float:
     return len(np.intersect1d(first, second)) / joint if joint else float("nan")
 
 
+def share_in(first: np.ndarray, second: np.ndarray) -> float:
+    """A.7's ``o`` of a trained set: ``|N_x ∩ N_y| / |N_x|``, the share of ``first``'s
+    flat ids that are in ``second`` (the test tasks' neurons)."""
+    return len(np.intersect1d(first, second)) / len(first) if len(first) else float("nan")
+
+
 def random_overlap(size_x: int, size_y: int, total: int) -> float:
     """The overlap rate random sets of ``size_x`` and ``size_y`` of ``total`` neurons
     have, as the ratio of the expected intersection ``size_x size_y / total`` to the
@@ -139,8 +157,11 @@ def group_pairs(groups: Mapping[str, Group]):
 def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> pd.DataFrame:
     """B-T8: for every pair of groups ``a-b`` (the training tasks of group ``a``, the test
     tasks of group ``b``; paper B: cls-cls, cls-gen, gen-cls, gen-gen), per proportion,
-    the sizes of the two unions, their overlap rate (Eq. 13) and that of random sets of
-    the same sizes (in %). Every table must cover the same neurons (one model)."""
+    the sizes of the two unions, their overlap rate (``overlap``: Eq. 13, the Jaccard
+    index) and that of random sets of the same sizes (``random_overlap``), and the share
+    of the training tasks' neurons that are test-task neurons (``test_share``:
+    :func:`share_in`) and that of a random set (``random_test_share``: ``|N_y| /
+    total``), all in %. Every table must cover the same neurons (one model)."""
     shapes = {
         (int(table["layer"].max()) + 1, layer_width(table), len(table))
         for train, test in groups.values()
@@ -165,6 +186,8 @@ def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> 
                     "test_neurons": len(y_ids),
                     "overlap": 100 * overlap_rate(x_ids, y_ids),
                     "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), total),
+                    "test_share": 100 * share_in(x_ids, y_ids),
+                    "random_test_share": 100 * len(y_ids) / total,
                 }
             )
     return pd.DataFrame(rows)
@@ -229,16 +252,23 @@ def train_neurons_of_tasks(
     progress: bool = True,
 ) -> tuple[NeuronDeltas, dict]:
     """Train, from the model under ``scorers``, the tasks of ``neurons`` together (one
-    task per batch, in turn), each batch changing only its own task's neurons; the
-    mean dev score over those tasks (accuracy or ROUGE-L) chooses the kept state.
+    task per batch, in turn), each batch changing only its own task's neurons, with
+    masked Adam moments (:class:`skillneurons.models.neuron_deltas.MaskedAdam`: a
+    neuron of one task moves as Adam on that task's batches alone; a neuron of several
+    tasks trains on each of their batches, its moments holding their gradients only);
+    the mean dev score over those tasks (accuracy or ROUGE-L) chooses the kept state.
     Returns the trained deltas (still attached: :meth:`NeuronDeltas.remove` restores
     the base model) and the training's metrics."""
     tasks = list(neurons)
     model = MultiTaskClassifier([scorers[task].head for task in tasks])
     model.deltas = NeuronDeltas(model.backbone, union(list(neurons.values())), output_only)
+    owned: dict[int, dict] = {}  # task index -> its entries (NeuronDeltas.entries_of)
 
-    def confine(trained: MultiTaskClassifier, batch: dict):
-        return trained.deltas.keep_only(neurons[tasks[int(batch["task"])]])
+    def confine(trained: MultiTaskClassifier, batch: dict) -> dict:
+        task = int(batch["task"])
+        if task not in owned:
+            owned[task] = trained.deltas.entries_of(neurons[tasks[task]])
+        return owned[task]
 
     def mean_dev_score(_: MultiTaskClassifier) -> float:
         return float(np.mean([scorers[task].mean("dev") for task in tasks]))
@@ -281,8 +311,8 @@ def training_for_share(
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return frame.astype(
-        {"proportion": "float64", "overlap": "float64", "score": "float64",
-         "predicted_classes": "int64"}
+        {"proportion": "float64", "overlap": "float64", "jaccard": "float64",
+         "learning_rate": "float64", "score": "float64", "predicted_classes": "int64"}
     )  # fmt: skip
 
 
@@ -337,13 +367,13 @@ def proportion_sweep(
     rows, metrics = [], []
     for proportion in proportions:
         sets = top_sets({task: tables[task] for task in trained}, proportion)
-        meta = {"experiment": experiment, "group": group, "trained": single or "group",
-                "proportion": float(proportion), "overlap": float("nan")}  # fmt: skip
         at_share = training_for_share(training, proportion, rate_share)
+        meta = {"experiment": experiment, "group": group, "trained": single or "group",
+                "proportion": float(proportion), "overlap": float("nan"),
+                "jaccard": float("nan"), "learning_rate": at_share.learning_rate}  # fmt: skip
         new_rows, new_metrics = _train_and_evaluate(
             scorers, sets, at_share, meta, roles, output_only
         )
-        new_metrics["learning_rate"] = at_share.learning_rate
         rows += new_rows
         metrics.append(new_metrics)
     return results_frame(rows), metrics
@@ -379,35 +409,37 @@ def controlled_overlap(
 ) -> tuple[pd.DataFrame, list[dict]]:
     """B-T9..B-T11 at one trained proportion ``q`` (A.7) for a pair of groups
     ``groups`` (training group, test group: T9 cls-cls, T10 gen-gen, T11 gen-cls): the
-    training tasks train together, all on one set, first the natural union ``N_x(q)``
-    of their top-``q`` neurons, then for every share ``o`` a set of the same size with
-    that share drawn from the test tasks' union ``N_y(q)`` (:func:`controlled_set`,
-    seeded); the training and test tasks are evaluated. ``overlap`` records the share
-    of ``N_y(q)`` the trained set reached. ``tables`` holds the relevance tables of
-    both groups' tasks; the learning rate at ``q``: :func:`training_for_share`."""
+    training tasks train together, first the natural sets (paper B's original result:
+    each task its own top-``q`` neurons, B-F2's training at ``p = q``; their union is
+    ``N_x(q)``), then for every share ``o`` one set of ``|N_x(q)|`` neurons with that
+    share drawn from the test tasks' union ``N_y(q)`` (:func:`controlled_set`, seeded),
+    trained by every training task; the training and test tasks are evaluated.
+    ``overlap`` records the share of the trained set (the union, for the natural
+    sets) that is in ``N_y(q)``, ``jaccard`` Eq. 13 of the two. ``tables`` holds the
+    relevance tables of both groups' tasks; the learning rate at ``q``:
+    :func:`training_for_share`."""
     training = training_for_share(training, proportion, rate_share)
     first = tables[train_tasks[0]]
     layers, width = int(first["layer"].max()) + 1, layer_width(first)
-    x_ids = union_ids({t: tables[t] for t in train_tasks}, proportion, width)
+    own = top_sets({t: tables[t] for t in train_tasks}, proportion)
+    x_ids = flat_ids(union(list(own.values())), width)
     y_ids = union_ids({t: tables[t] for t in test_tasks}, proportion, width)
-    candidates = [("natural", x_ids)]
-    candidates += [
-        ("drawn", controlled_set(y_ids, len(x_ids), share, layers * width, seed))
-        for share in shares
-    ]
+    candidates = [("natural", x_ids, own)]
+    for share in shares:
+        ids = controlled_set(y_ids, len(x_ids), share, layers * width, seed)
+        drawn = from_flat(ids, layers, width)
+        candidates.append(("drawn", ids, {task: drawn for task in train_tasks}))
     group, test_group = groups
     roles = _roles(train_tasks, group, train_tasks, {test_group: test_tasks})
     rows, metrics = [], []
-    for trained, ids in candidates:
-        chosen = from_flat(ids, layers, width)
-        reached = len(np.intersect1d(ids, y_ids)) / len(ids) if len(ids) else float("nan")
+    for trained, ids, sets in candidates:
         meta = {"experiment": "controlled", "group": group, "trained": trained,
-                "proportion": float(proportion), "overlap": float(reached)}  # fmt: skip
+                "proportion": float(proportion), "overlap": share_in(ids, y_ids),
+                "jaccard": overlap_rate(ids, y_ids),
+                "learning_rate": training.learning_rate}  # fmt: skip
         new_rows, new_metrics = _train_and_evaluate(
-            scorers, {task: chosen for task in train_tasks}, training, meta, roles,
-            output_only,
-        )  # fmt: skip
-        new_metrics["learning_rate"] = training.learning_rate
+            scorers, sets, training, meta, roles, output_only
+        )
         rows += new_rows
         metrics.append(new_metrics)
     return results_frame(rows), metrics

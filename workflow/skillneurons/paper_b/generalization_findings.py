@@ -22,15 +22,36 @@ every pair of groups)                          100% minus at the smallest; neuro
 a larger share of test-task neurons            out-of-domain score at the largest share
 generalizes better (A.7, B-T9..B-T11; every    o minus at the smallest, mean over q; test
 controlled pair)                               samples
-similarity correlates with generalization      Pearson's r of similarity and
+similarity correlates with generalization      Pearson's r of similarity above chance and
 (§5.2, B-T4)                                   out-of-domain accuracy, centred within each
                                                test task; (model, test task) pairs
+similarity is low in the shallow layers and    similarity above chance over the deep half
+rises after some depth (§5.2, B-F3; per test   of the layers minus over the shallow half,
+group: Figure 3a, 3c)                          mean over models and test tasks; models x
+                                               test tasks
 =============================================  ============================================
+
+Both similarity claims read the configured ``paper_b.generalization.similarity``
+(default ``centroid``, paper B's cosine: :mod:`skillneurons.paper_b.similarity`) and name
+it in their effect. Both decide the similarity above its chance level (``chance``: the
+same definition on random sets of the same sizes in the layer), since the cosine of two
+large sets' means is high by arithmetic and the sets' sizes vary with the layer and the
+model. The profile is claimed where paper B finds it (Figure 3): the
+classification tests against every model (a) and the generation tests against the
+generation-trained models (c; every model where there is no classification group);
+paper B's panel b, the generation tests against every model, has "no trend", which a
+verdict of this engine cannot state, so it is not claimed.
 
 The specialization rows are decided per trained group (the generation group's name
 ``(gen)``); scores are accuracy for classification and ROUGE-L F1 for generation, per
 test sample. A fixed contrast stands for "peaks below 100%": the maximum over shares
 would be biased upwards by its own noise and could hold with no peak at all.
+
+A share contrast (B-F2, B-F6) is decided at one learning rate: its effect names the
+rate every compared training used, and where the compared trainings used different
+rates (config ``paper_b.generalization.learning_rate_share`` scales the rate with the
+share) the share and the rate are confounded, so the row keeps its estimate and
+interval but gets the verdict ``not measured``, ``counts`` naming the rates.
 
 An accuracy contrast that compares a model which predicted a single class for an
 evaluated task (``predicted_classes`` 1: its training collapsed) measures that
@@ -48,6 +69,8 @@ import pandas as pd
 
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
 from skillneurons.paper_b.relevance import layer_width
+from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
+from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
 
 #: Where paper B's multi-task specialization peaks, per group (§5.1, Figure 2).
@@ -157,13 +180,41 @@ def controlled_claim_for(pair: str) -> Claim:
 #: B-T9..B-T11 (paper B, A.7): each pair's table and gain from o = 10% to 100% at q = 10%.
 PAPER_CONTROLLED = {"cls-cls": ("B-T9", 2.0), "gen-gen": ("B-T10", 1.5), "gen-cls": ("B-T11", 1.3)}
 CONTROLLED_RISES = controlled_claim_for("cls-cls")
-SIMILARITY_CORRELATES = Claim(
-    "parameter similarity correlates positively with generalization",
-    "§5.2, B-T4",
-    "Pearson's r of similarity and out-of-domain score, centred within each test task",
-    "model x test task pairs",
-    "Pearson >= 0.79 per test task",
-)
+
+
+def correlation_claim_for(definition: str) -> Claim:
+    """B-T4's claim on the similarity ``definition`` (:mod:`skillneurons.paper_b.similarity`)."""
+    return Claim(
+        "parameter similarity correlates positively with generalization",
+        "§5.2, B-T4",
+        f"Pearson's r of similarity ({definition}, mean over layers) minus its chance "
+        "level and out-of-domain score, centred within each test task",
+        "model x test task pairs",
+        "Pearson >= 0.79 per test task",
+    )
+
+
+SIMILARITY_CORRELATES = correlation_claim_for(PAPER_DEFINITION)
+#: B-F3's profile claims: per test group, the models whose mean profile paper B finds
+#: rising (Figure 3a: the classification tests, every model; 3c: the generation tests,
+#: the generation-trained models), with the panel's name.
+PROFILE_PANELS = {"cls": ("all", "Figure 3a"), "gen": ("gen", "Figure 3c")}
+
+
+def profile_claim_for(group: str, definition: str) -> Claim:
+    """B-F3's profile claim for a test group (``cls``: named as before, ``gen``)."""
+    models, figure = PROFILE_PANELS.get(group, ("all", "Figure 3"))
+    trained = "every model" if models == "all" else f"the {models}-trained models"
+    return Claim(
+        "parameter similarity is low in the shallow layers and rises after some depth"
+        + _named(group, "cls"),
+        "§5.2, B-F3",
+        f"similarity ({definition}) minus its chance level, over the deep half of the "
+        f"layers - over the shallow half, mean over {trained} and the {group} test tasks",
+        "models M_i x test tasks",
+        f"{figure}: low at the bottom, rising after some depth, back to about the bottom "
+        "level at the top",
+    )
 
 
 def _cells(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
@@ -203,6 +254,28 @@ def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
     }
 
 
+def at_one_rate(row: dict, compared: pd.DataFrame) -> dict:
+    """``row`` with the learning rate of ``compared`` (the result rows a share contrast
+    reads) in its effect; with the verdict ``not measured`` when those trainings used
+    different rates (the module docstring), ``counts`` naming each share's."""
+    rates = compared[["proportion", "learning_rate"]].dropna().drop_duplicates()
+    if rates.empty:
+        return row
+    if rates["learning_rate"].nunique() == 1:
+        rate = rates["learning_rate"].iloc[0]
+        return {**row, "effect": f"{row['effect']}; every share at learning rate {rate:g}"}
+    named = ", ".join(
+        f"{r.learning_rate:g} at {r.proportion:g}"
+        for r in rates.sort_values("proportion").itertuples()
+    )
+    return {
+        **row,
+        "verdict": "not measured",
+        "counts": f"{row['counts']}; learning rate changes with the share ({named}): "
+        "set paper_b.generalization.learning_rate_share to null",
+    }
+
+
 def _share_gap(frame: pd.DataFrame, role: str, high: float, low: float):
     """The statistic ``role`` score at share ``high`` minus at ``low``, averaged over
     the trained models and their ``role`` tasks of ``frame`` (one trained group), with
@@ -225,12 +298,14 @@ def share_contrast(
     """``role`` score at share ``high`` minus at ``low``, averaged over the trained
     models and their ``role`` tasks (B-F2, B-F6; ``frame``: one trained group's rows,
     the out-of-domain ones of one test group); refused where a compared model
-    collapsed (:func:`refuse_collapsed`)."""
+    collapsed (:func:`refuse_collapsed`) or the compared trainings' learning rates
+    differ (:func:`at_one_rate`)."""
     if frame.empty:
         return unavailable(claim, "no results")
     statistic, compared = _share_gap(frame, role, high, low)
     units = _sample_units(frame[frame["role"] == role])
-    return refuse_collapsed(decide(claim, statistic, units, settings), compared)
+    row = refuse_collapsed(decide(claim, statistic, units, settings), compared)
+    return at_one_rate(row, compared)
 
 
 def cls_gen_claim(from_cls: pd.DataFrame, from_gen: pd.DataFrame, settings) -> dict:
@@ -240,10 +315,11 @@ def cls_gen_claim(from_cls: pd.DataFrame, from_gen: pd.DataFrame, settings) -> d
     ends = [sorted(rows["proportion"].unique()) for rows in (from_cls, from_gen)]
     if ends[0] != ends[1]:
         raise ValueError(f"the groups' B-F2 shares differ: {ends[0]} and {ends[1]}")
-    gen_gap, _ = _share_gap(from_gen, "ood", ends[0][-1], ends[0][0])
-    cls_gap, _ = _share_gap(from_cls, "ood", ends[0][-1], ends[0][0])
+    gen_gap, from_gen_compared = _share_gap(from_gen, "ood", ends[0][-1], ends[0][0])
+    cls_gap, from_cls_compared = _share_gap(from_cls, "ood", ends[0][-1], ends[0][0])
     units = _sample_units(from_gen[from_gen["role"] == "ood"])
-    return decide(CLS_GEN_FLAT, lambda i: gen_gap(i) - cls_gap(i), units, settings)
+    row = decide(CLS_GEN_FLAT, lambda i: gen_gap(i) - cls_gap(i), units, settings)
+    return at_one_rate(row, pd.concat([from_gen_compared, from_cls_compared]))
 
 
 def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings, pair="cls-cls") -> dict:
@@ -330,14 +406,19 @@ def overlap_claims(
 
 
 def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
-    """:data:`SIMILARITY_CORRELATES` on B-T4's points, pairs resampled."""
+    """B-T4's claim (:func:`correlation_claim_for` the points' ``definition``, paper B's
+    cosine where the points do not name one) on B-T4's points
+    (:func:`skillneurons.paper_b.tables.similarity_points`), the similarity above its
+    ``chance`` level, pairs resampled."""
+    names = points["definition"].dropna().unique() if "definition" in points else []
+    claim = correlation_claim_for(names[0] if len(names) else PAPER_DEFINITION)
+    excess = _above_chance(points, "B-T4's points")
     centred = points.assign(
-        similarity=points["similarity"]
-        - points.groupby("test_task")["similarity"].transform("mean"),
+        similarity=excess - excess.groupby(points["test_task"]).transform("mean"),
         score=points["score"] - points.groupby("test_task")["score"].transform("mean"),
     ).dropna(subset=["similarity", "score"])
     if len(centred) < 4:
-        return unavailable(SIMILARITY_CORRELATES, f"{len(centred)} points; at least 4 needed")
+        return unavailable(claim, f"{len(centred)} points; at least 4 needed")
     x, y = centred["similarity"].to_numpy(), centred["score"].to_numpy()
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
@@ -347,7 +428,88 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
             return float("nan")
         return float(np.corrcoef(a, b)[0, 1])
 
-    return decide(SIMILARITY_CORRELATES, statistic, {"model x test task pairs": len(x)}, settings)
+    return decide(claim, statistic, {"model x test task pairs": len(x)}, settings)
+
+
+def _above_chance(frame: pd.DataFrame, what: str) -> pd.Series:
+    """``similarity - chance`` of ``frame``'s rows."""
+    if "chance" not in frame:
+        raise ValueError(
+            f"{what} have no 'chance' column (files written before the chance level was "
+            "measured): rerun rule similarity_model"
+        )
+    return frame["similarity"] - frame["chance"]
+
+
+def profile_claim(
+    claim: Claim, similarities: pd.DataFrame, layers: int, settings: BootstrapSettings
+) -> dict:
+    """``claim`` (:func:`profile_claim_for`) on one panel's similarities (``trained``,
+    ``test_task``, ``layer``, ``similarity`` and ``chance`` of one definition,
+    ``layers`` layers): per model and test task, the mean similarity above chance over
+    the deep half of the layers minus over the shallow half
+    (:func:`~skillneurons.paper_b.tables.depth_halves`; layers without a value
+    skipped), averaged over the models and test tasks, both resampled. Not
+    measured below :data:`~skillneurons.paper_b.similarity.MIN_POINTS` profiles or two
+    models (an interval from one model would only show its test tasks' spread)."""
+    shallow, deep = depth_halves(layers)
+    if similarities.empty:
+        return unavailable(claim, "no similarities")
+    if not len(shallow):
+        return unavailable(claim, f"{layers} layer(s); two halves need at least 2")
+    half = np.select(
+        [similarities["layer"].isin(shallow), similarities["layer"].isin(deep)],
+        ["shallow", "deep"],
+        "middle",
+    )
+    means = (
+        similarities.assign(half=half, similarity=_above_chance(similarities, "similarities"))
+        .query("half != 'middle'")
+        .groupby(["trained", "test_task", "half"], sort=False)["similarity"]
+        .mean()
+        .unstack("half")
+        .reindex(columns=["shallow", "deep"])
+    )
+    gaps = (means["deep"] - means["shallow"]).unstack("test_task")  # [models, test tasks]
+    matrix = gaps.to_numpy(np.float64)
+    profiles = int(np.isfinite(matrix).sum())
+    models = int(np.isfinite(matrix).any(axis=1).sum())
+    if profiles < MIN_POINTS or models < 2:
+        return unavailable(
+            claim,
+            f"{profiles} (model, test task) profiles over {models} model(s); at least "
+            f"{MIN_POINTS} over 2 models needed",
+        )
+
+    def statistic(indices: Mapping[str, np.ndarray]) -> float:
+        chosen = matrix[np.ix_(indices["models M_i"], indices["test tasks"])]
+        finite = chosen[np.isfinite(chosen)]
+        return float(finite.mean()) if finite.size else float("nan")
+
+    units = {"models M_i": matrix.shape[0], "test tasks": matrix.shape[1]}
+    return decide(claim, statistic, units, settings)
+
+
+def profile_claims(
+    similarities: pd.DataFrame,
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+    definition: str,
+    settings: BootstrapSettings,
+) -> list[dict]:
+    """B-F3's profile claims (:func:`profile_claim_for`), one per test group of
+    ``groups`` (name -> (training tasks, test tasks)), on every model ``M_i``'s
+    similarities (column ``trained``) under ``definition``: the models of
+    :data:`PROFILE_PANELS` (every model where it names a group that is absent)."""
+    chosen = similarities[similarities["definition"] == definition]
+    layers = int(similarities["layer"].max()) + 1
+    rows = []
+    for group, (_, test_tasks) in groups.items():
+        panel = chosen[chosen["test_task"].isin(test_tasks)]
+        models = PROFILE_PANELS.get(group, ("all", ""))[0]
+        if models in groups:
+            panel = panel[panel["trained"].isin(groups[models][0])]
+        rows.append(profile_claim(profile_claim_for(group, definition), panel, layers, settings))
+    return rows
 
 
 def proportion_claims(results: pd.DataFrame, settings: BootstrapSettings) -> list[dict]:

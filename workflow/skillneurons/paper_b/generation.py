@@ -15,7 +15,7 @@ its target's negative log-likelihood (:class:`~skillneurons.models.generation.Ca
 The model with the task's neurons trained is also scored on the other generation tasks'
 test splits (each with its own instruction and budgets): against their zero-shot scores,
 the generation panel of Figure 5 (B-F5d, appendix A.4). Random trainings are scored on
-their own task only, as for classification.
+every one of those tasks too, as for classification: their matrix is B-F5d's control.
 """
 
 from __future__ import annotations
@@ -185,8 +185,8 @@ def generation_training_results(
     """B-T2's generation rows for one task (the module docstring): zero-shot, then
     ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
     ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
-    scored on the test split; the task's own training is also scored on ``other_tests``
-    (task -> :class:`ScoredSplit`: B-F5d). ``train_split`` is the task's encoded
+    scored on the test split and on ``other_tests`` (task -> :class:`ScoredSplit`:
+    B-F5d, and its control with the random sets). ``train_split`` is the task's encoded
     training split (:func:`encode_generation`, as its relevance read it), ``frames``
     holds its ``dev`` and ``test`` frames. Returns one row per condition, draw and
     evaluated task (``condition``, ``source``, ``draw``, ``eval_task``, ``rouge_l``: the
@@ -209,9 +209,8 @@ def generation_training_results(
             objective, train_split, None, training, objective.pad_id, progress=progress,
             evaluate=lambda _: rouge_l_on(loaded, dev, batch_size, rouge_stemmer)[0],
         )  # fmt: skip
-        evaluated = list(tests) if condition == "task" else [task]
         with objective.deltas.folded():
-            rows.extend(row(condition, draw, eval_task) for eval_task in evaluated)
+            rows.extend(row(condition, draw, eval_task) for eval_task in tests)
         metrics.append(
             {
                 "condition": condition,

@@ -8,10 +8,12 @@ parameters are fine-tuned on the task (:class:`skillneurons.models.neuron_deltas
 every other entry of the model stays bit-identical), and every task's test split is
 evaluated (``task``, source = the trained task: the diagonal is B-T2's "Train-Task", the
 matrix against zero-shot B-F5c). The same count of random neurons per layer is trained
-in several seeded draws (``random``, "Train-Random") and evaluated on the trained task
-only: B-T2 compares them there, and B-F5 has no random matrix (as the multi-task
-model's random deactivations, :mod:`skillneurons.paper_b.multitask`). The untrained
-base model gives ``zero_shot`` (:func:`zero_shot_results`).
+in several seeded draws (``random``, "Train-Random") and also evaluated on every task:
+B-T2 compares them on the trained task, and their matrix is B-F5c's control (random
+neurons trained on task i's data help task i more than task j too, so B-F5c's claim is
+that the task's own neurons make the diagonal dominate more than random ones,
+:func:`skillneurons.paper_b.findings.diagonal_control`). The untrained base model gives
+``zero_shot`` (:func:`zero_shot_results`).
 """
 
 from __future__ import annotations
@@ -55,9 +57,9 @@ def neuron_training_results(
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2 / B-F5c for one trained task (the module docstring): train only ``neurons``
     (then ``random_draws`` layer-matched random sets of ``width``-wide layers) on
-    ``task``; evaluate every task after training ``neurons``, ``task`` after training a
-    random set. ``heads`` are every task's classifiers on the (frozen) base backbone.
-    Returns the results and the trainings' metrics."""
+    ``task``; evaluate every task after each training. ``heads`` are every task's
+    classifiers on the (frozen) base backbone. Returns the results and the trainings'
+    metrics."""
     classifier = heads[task]
     rows, metrics = [], []
     for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
@@ -67,8 +69,8 @@ def neuron_training_results(
             classifier.pad_id, progress=progress,
         )  # fmt: skip
         with classifier.deltas.folded():
-            for eval_task in heads if condition == "task" else [task]:
-                correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
+            for eval_task, head in heads.items():
+                correct = correct_on(head, encoded[eval_task]["test"], batch_size)
                 rows.append(result_row(condition, task, draw, eval_task, correct))
         metrics.append(
             {

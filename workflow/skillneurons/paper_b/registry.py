@@ -53,7 +53,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     ),
     PaperOutput(
         "B-F5",
-        "task x task effect of deactivating (a) and of training (c) a task's neurons",
+        "task x task effect of deactivating (a) and of training (c) a task's neurons, "
+        "and of training layer-matched random neurons on a task (c's control)",
         TRAINING,
         (
             Product(
@@ -63,6 +64,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
                     "deactivation_md": "tables/B-F5a.md",
                     "training_csv": "tables/B-F5c.csv",
                     "training_md": "tables/B-F5c.md",
+                    "random_csv": "tables/B-F5c_random.csv",
+                    "random_md": "tables/B-F5c_random.md",
                     "png": "figures/B-F5.png",
                     "pdf": "figures/B-F5.pdf",
                 },
@@ -73,7 +76,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-F5 (generation)",
         "generation tasks on a causal LM: task x task ROUGE-L effect of deactivating (b) "
-        "and of training (d) a task's neurons",
+        "and of training (d) a task's neurons, and of training layer-matched random "
+        "neurons on a task (d's control)",
         TRAINING,
         (
             Product(
@@ -83,6 +87,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
                     "deactivation_md": "tables/B-F5b.md",
                     "training_csv": "tables/B-F5d.csv",
                     "training_md": "tables/B-F5d.md",
+                    "random_csv": "tables/B-F5d_random.csv",
+                    "random_md": "tables/B-F5d_random.md",
                     "png": "figures/B-F5_generation.png",
                     "pdf": "figures/B-F5_generation.pdf",
                 },
@@ -164,7 +170,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-T5, B-F4",
         "continual learning: CL per order and method (SeqFT, SeqLoRA, NCFT, W-NCFT, "
-        "per-task FT; EPI, O-LoRA quoted), the a_ij matrices, FG per stage",
+        "W-NCFT with uniform weights, per-task FT; EPI, O-LoRA quoted), the a_ij "
+        "matrices, FG per stage",
         CONTINUAL,
         (
             Product(

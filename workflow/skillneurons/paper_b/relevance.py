@@ -19,7 +19,13 @@ One streamed pass computes it for every neuron: per batch one forward with the s
 activations captured with their gradients, one backward of the loss summed over the
 batch's samples (so each sample's gradient is its own; the frozen model has no batch
 coupling), and the products accumulated; memory is bounded by one batch, and no loop
-runs over neurons. The loss is the cross-entropy of the label words (classification).
+runs over neurons. The loss is the cross-entropy of the label words (classification)
+or, for generation, each sample's mean negative log-likelihood over its target tokens
+(paper B spec, ambiguity 2; :func:`skillneurons.models.generation.sample_losses`), so
+a long target weighs as much as a short one. The samples are a seeded,
+label-stratified draw of ``max_samples`` rows of the training split
+(:func:`skillneurons.data.subsets.subset_rows`; a seeded uniform draw for generation
+tasks, which have no labels).
 
 The task-specific neurons are the top ``k``% by relevance (paper: 10%), over all layers
 (default) or within every layer, ties broken by a seeded key (:func:`task_neurons`).
@@ -39,8 +45,10 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
+from skillneurons.data.subsets import subset_rows
 from skillneurons.infra.io import read_metadata, write_frame_parquet
 from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.generation import sample_losses
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
 
@@ -56,14 +64,24 @@ def relevance(
     definition: str = "sample_abs",
     max_samples: int | None = None,
     progress: bool = False,
+    seed: int = 0,
+    name: str = "the training split",
 ) -> np.ndarray:
     """``R`` of every neuron for the task of ``split`` (the module docstring), float64
-    ``[layers, neurons]``, over its first ``max_samples`` rows (None: all), in batches
-    of ``batch_size``; ``classifier`` returns label logits and is not changed
-    (gradients reach only the captured activations)."""
+    ``[layers, neurons]``, over a seeded (``seed``), label-stratified draw of
+    ``max_samples`` rows (None: all; ``name`` names the split in the error of a draw
+    that misses a class), in batches of ``batch_size``; ``classifier`` returns label
+    logits (or a :class:`~skillneurons.models.generation.CausalLMObjective`'s token
+    logits) and is not changed (gradients reach only the captured activations)."""
     if definition not in DEFINITIONS:
         raise ValueError(f"relevance {definition!r} is unknown; use one of {DEFINITIONS}")
-    count = len(split) if max_samples is None else min(len(split), max_samples)
+    labels = getattr(split, "labels", None)
+    labels = None if labels is None else np.asarray(labels)
+    chosen = subset_rows(
+        labels, max_samples, seed, split=f"{name} (paper_b.attribution_samples)",
+        length=len(split),
+    )  # fmt: skip
+    count = len(chosen)
     if count == 0:
         raise ValueError("relevance needs at least one sample; the split is empty")
     modes = [(module, module.training) for module in classifier.modules()]
@@ -71,14 +89,14 @@ def relevance(
     device = next(classifier.parameters()).device
     pad_id = getattr(classifier, "pad_id", 0)
     total = None
-    order = sorted(range(count), key=lambda row: len(split.input_ids[row]))  # less padding
+    order = sorted(chosen.tolist(), key=lambda row: len(split.input_ids[row]))  # less padding
     batches = [order[start : start + batch_size] for start in range(0, count, batch_size)]
     try:
         for rows in tqdm(batches, desc="relevance", disable=not progress, mininterval=5):
             batch = split.batch(rows, pad_id, device)
             with capture_activations(classifier, keep_grad=True) as capture:
                 logits = classifier(**batch)
-                loss = torch.nn.functional.cross_entropy(logits, batch["labels"], reduction="sum")
+                loss = sample_losses(logits, batch["labels"], len(rows)).sum()
                 loss.backward()
             per_layer = []
             for layer in capture.layers:
@@ -118,10 +136,19 @@ def relevance_tables(
     seed: int,
 ) -> dict[str, pd.DataFrame]:
     """Each task's :func:`relevance_table` on the model under its classifier in
-    ``heads``, from its split in ``splits`` (the training split)."""
+    ``heads``, from its split in ``splits`` (the training split; ``seed`` also draws
+    its ``attribution_samples`` rows)."""
     return {
         task: relevance_table(
-            relevance(classifier, splits[task], batch_size, definition, attribution_samples),
+            relevance(
+                classifier,
+                splits[task],
+                batch_size,
+                definition,
+                attribution_samples,
+                seed=seed,
+                name=f"{task}/train",
+            ),
             task,
             seed,
         )

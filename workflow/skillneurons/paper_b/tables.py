@@ -92,18 +92,26 @@ def effect_matrix(
     reference: Mapping[str, float],
     sign: float = 1.0,
     column: str = "accuracy",
+    condition: str = "task",
 ) -> pd.DataFrame:
     """B-F5: rows the task whose neurons were deactivated (or trained), columns the
     evaluated task; cell ``sign * (score - reference[eval task])`` in points, the score
     being ``column`` (accuracy; ``rouge_l`` for the generation panel d) (deactivation:
     ``sign = -1`` and the trained model's accuracy, the drop; training: the gain over
-    zero-shot)."""
+    zero-shot). ``condition`` ``random``: the control matrix of B-F5c/d, layer-matched
+    random neurons trained on the row's task, the score the mean over the draws."""
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     matrix = pd.DataFrame(index=pd.Index(tasks, name="neurons_of"), columns=tasks, dtype=float)
     for source in tasks:
         for task in tasks:
-            value = _scores(results, "task", source, task, column)[0]
-            matrix.loc[source, task] = 100 * sign * (value - reference[task])
+            scores = _scores(results, condition, source, task, column)
+            if not scores:
+                raise ValueError(
+                    f"no {condition!r} result of {source}'s neurons on {task}: rerun its "
+                    "training (results written before random trainings were tested on "
+                    "every task)"
+                )
+            matrix.loc[source, task] = 100 * sign * (np.mean(scores) - reference[task])
     return matrix.reset_index()
 
 
@@ -211,8 +219,11 @@ def controlled_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     cls-cls, T10 gen-gen, T11 gen-cls; each pair's results its own frame, since two
     pairs of one training group draw sets of the same sizes and shares), trained
     proportion ``q`` and set (the natural one first, then the drawn ones by share), the
-    share of test-task neurons in the trained set (%), the mean out-of-domain and
-    in-domain score (%) and how many tasks the model predicted one class for."""
+    share of test-task neurons in the trained set (``overlap``, A.7's ``o``, %), Eq. 13's
+    Jaccard value of the trained set and the test tasks' neurons (``jaccard``, %: the
+    natural row's is paper B's italic overlap rate, 20.8% at q = 10% for cls-cls), the
+    mean out-of-domain and in-domain score (%) and how many tasks the model predicted
+    one class for."""
     rows = []
     keys = ["proportion", "trained", "overlap"]
     for pair, frame in results.items():
@@ -223,6 +234,7 @@ def controlled_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
                     "proportion": float(proportion),
                     "trained": trained,
                     "overlap": 100 * float(overlap),
+                    "jaccard": 100 * float(chosen["jaccard"].iloc[0]),
                     "ood_mean": 100 * float(chosen.loc[chosen["role"] == "ood", "score"].mean()),
                     "id_mean": 100 * float(chosen.loc[chosen["role"] == "id", "score"].mean()),
                     "single_class_tasks": _single_class(chosen),
@@ -252,44 +264,75 @@ def similarity_views(
     return views
 
 
+def depth_halves(layers: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shallow and the deep half of ``layers`` layers (0 = bottom), whose mean
+    similarities B-F3's profile claim compares (§5.2: low at the bottom, rising after
+    some depth): layers ``< layers // 2`` and ``>= ceil(layers / 2)``; with an odd
+    count the middle layer is in neither."""
+    return np.arange(layers // 2), np.arange((layers + 1) // 2, layers)
+
+
 def layer_similarity_table(
     similarities: pd.DataFrame,
     groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
 ) -> pd.DataFrame:
     """B-F3's values, one block per panel of :func:`similarity_views`: per test task,
-    definition and layer, the similarity averaged over the panel's models ``M_i``
-    (column ``trained`` of ``similarities``). Columns ``test_group`` and ``models``
-    (``all``, or the group whose training tasks' models are averaged) name the panel."""
+    definition and layer, the similarity and its chance level (random sets of the same
+    sizes, :func:`skillneurons.paper_b.similarity.chance_similarity`) averaged over the
+    panel's models ``M_i`` (column ``trained`` of ``similarities``; ``model_count``:
+    those with a value there, a layer where a task has no neuron has none). Columns
+    ``test_group`` and ``models`` (``all``, or the group whose training tasks' models
+    are averaged) name the panel; ``half`` says which half of the layers the profile
+    claim puts the layer in (:func:`depth_halves`: ``shallow``, ``deep``, or ``middle``
+    for an odd count's middle layer)."""
+    shallow, deep = depth_halves(int(similarities["layer"].max()) + 1)
     blocks = []
     for test_group, models in similarity_views(groups):
         chosen = similarities[similarities["test_task"].isin(groups[test_group][1])]
         if models != "all":
             chosen = chosen[chosen["trained"].isin(groups[models][0])]
         means = (
-            chosen.groupby(["test_task", "definition", "layer"], sort=False)["similarity"]
-            .mean()
+            chosen.groupby(["test_task", "definition", "layer"], sort=False)
+            .agg(
+                similarity=("similarity", "mean"),
+                chance=("chance", "mean"),
+                model_count=("similarity", "count"),
+            )
             .reset_index()
         )
         blocks.append(means.assign(test_group=test_group, models=models))
-    columns = ["test_group", "models", "test_task", "definition", "layer", "similarity"]
-    return pd.concat(blocks, ignore_index=True)[columns]
+    frame = pd.concat(blocks, ignore_index=True)
+    frame["half"] = np.select(
+        [frame["layer"].isin(shallow), frame["layer"].isin(deep)], ["shallow", "deep"], "middle"
+    )
+    columns = ["test_group", "models", "test_task", "definition", "layer", "half",
+               "similarity", "chance", "model_count"]  # fmt: skip
+    return frame[columns]
 
 
 def similarity_points(
     similarities: pd.DataFrame, scores: pd.DataFrame, definition: str
 ) -> pd.DataFrame:
     """B-T4's points: per model ``M_i`` (``trained``) and test task, the similarity
-    (``definition``, mean over layers with both sets non-empty) and ``M_i``'s score on
-    the test task (%: accuracy, ROUGE-L x 100)."""
+    (``definition``, named in its column; mean over layers with both sets non-empty),
+    its chance level (mean over the same layers) and ``M_i``'s score on the test task
+    (%: accuracy, ROUGE-L x 100)."""
     chosen = similarities[similarities["definition"] == definition]
     means = chosen.groupby(["trained", "test_task"], sort=False)["similarity"].mean()
+    chance = (
+        chosen.dropna(subset=["similarity"])
+        .groupby(["trained", "test_task"], sort=False)["chance"]
+        .mean()
+    )
     score = scores.set_index(["trained", "eval_task"])["score"]
     return pd.DataFrame(
         [
             {
                 "trained": trained,
                 "test_task": task,
+                "definition": definition,
                 "similarity": float(value),
+                "chance": float(chance.get((trained, task), np.nan)),
                 "score": 100 * float(score[(trained, task)]),
             }
             for (trained, task), value in means.items()
@@ -324,11 +367,14 @@ def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int
 
 
 #: B-T5's methods as paper B names them, with its mean CL over the Standard benchmark's
-#: orders 1-3 (Table 5); EPI and O-LoRA are quoted, never measured here.
+#: orders 1-3 (Table 5); EPI and O-LoRA are quoted, never measured here. W-NCFT's
+#: uniform-weight control is ours: paper B has no value for it (NaN).
 CONTINUAL_NAMES = {"seqft": "SeqFT", "seqlora": "SeqLoRA", "ncft": "NCFT", "wncft": "W-NCFT",
+                   "wncft_uniform": "W-NCFT, uniform weights",
                    "per_task": "Per-task FT"}  # fmt: skip
 PAPER_STANDARD_CL = {"SeqFT": 47.1, "SeqLoRA": 53.8, "EPI": 48.4, "O-LoRA": 76.1,
-                     "NCFT": 71.3, "W-NCFT": 73.3, "Per-task FT": 77.2}  # fmt: skip
+                     "NCFT": 71.3, "W-NCFT": 73.3, "W-NCFT, uniform weights": float("nan"),
+                     "Per-task FT": 77.2}  # fmt: skip
 QUOTED_METHODS = ("EPI", "O-LoRA")
 
 
@@ -345,7 +391,7 @@ def continual_matrices(
     matrices = {}
     for name, frame in results.items():
         order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        for method in ("seqft", "seqlora", "ncft", "wncft"):
+        for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform"):
             matrices[(name, method)] = accuracy_matrix(frame, method, order)
         matrices[(name, "per_task")] = _per_task_matrix(per_task, order)
     return matrices

@@ -431,13 +431,25 @@ def proportion_figure(panels: Mapping[str, pd.DataFrame], title: str) -> plt.Fig
     return figure
 
 
+#: B-F3's y axis per similarity definition (skillneurons.paper_b.similarity).
+SIMILARITY_AXES = {
+    "centroid": "cosine of mean parameters (paper)",
+    "norm_weighted_overlap": "norm-weighted set overlap",
+}
+
+
 def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], title: str):
     """B-F3: per layer, the similarity of the training task's and each test task's
     neuron parameters, one row of panels per definition and one column per panel of
     :func:`skillneurons.paper_b.tables.similarity_views` (a test group against all the
     models or its own group's; :func:`skillneurons.paper_b.tables.layer_similarity_table`
-    rows)."""
+    rows); dashed, the chance level of each (random sets of the same sizes). A dotted
+    line parts the shallow half of the layers from the deep half, which the profile
+    claim compares; ``centroid`` is paper B's cosine (§5.2), ``norm_weighted_overlap``
+    the set overlap drawn beside it."""
     views = list(dict.fromkeys(zip(layers["test_group"], layers["models"], strict=True)))
+    shallow = layers.loc[layers["half"] == "shallow", "layer"]
+    deep = layers.loc[layers["half"] == "deep", "layer"]
     figure, axes = _grid(len(definitions) * len(views), width=3.6, height=2.8, columns=len(views))
     panels = [(definition, view) for definition in definitions for view in views]
     for axis, (definition, (test_group, models)) in zip(axes, panels, strict=False):
@@ -447,12 +459,17 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
             & (layers["models"] == models)
         ]
         for index, (task, rows) in enumerate(chosen.groupby("test_task", sort=False)):
+            color = COLORS[index % len(COLORS)]
             axis.plot(rows["layer"], rows["similarity"], marker="o", markersize=3,
-                      color=COLORS[index % len(COLORS)], label=task)  # fmt: skip
+                      color=color, label=task)  # fmt: skip
+            axis.plot(rows["layer"], rows["chance"], linestyle="--", color=color,
+                      linewidth=0.8, label=f"{task}: random sets")  # fmt: skip
+        if len(shallow) and len(deep):
+            axis.axvline((shallow.max() + deep.min()) / 2, color="grey", linestyle=":")
         trained = "all models" if models == "all" else f"{models}-trained models"
         axis.set_title(f"{definition}: {test_group} tests, {trained}", fontsize=8)
         axis.set_xlabel("layer (0 = bottom)", fontsize=8)
-        axis.set_ylabel("cosine similarity", fontsize=8)
+        axis.set_ylabel(SIMILARITY_AXES.get(definition, "cosine similarity"), fontsize=8)
         axis.tick_params(labelsize=7)
         axis.legend(fontsize=6)
     figure.suptitle(title, fontsize=10)
