@@ -15,6 +15,19 @@ SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
+#: Fixtures that run pipeline jobs (the smoke DAG, a generation DAG, a SLURM cluster):
+#: a test that asks for one is in the slow tier, whatever its file.
+RUN_FIXTURES = {"smoke_run", "generation_run", "slurm_run"}
+
+
+def pytest_collection_modifyitems(items):
+    """``pytest -m "not slow"`` is the fast tier: unit and library tests, dry runs and
+    lint, no job of a pipeline run and no multi-process training (marked ``slow`` by
+    hand, or here by the fixture they ask for)."""
+    for item in items:
+        if RUN_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 def make_sandbox(path: Path) -> Path:
     """A folder that runs the project's workflow with its own data/, results/, logs/."""

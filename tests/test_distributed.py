@@ -44,6 +44,7 @@ def run_worker(out: Path, processes: int, **variables: str) -> dict[str, torch.T
     return load_file(out)
 
 
+@pytest.mark.slow
 def test_two_processes_train_as_one(tmp_path):
     one = run_worker(tmp_path / "one.safetensors", 1)
     two = run_worker(tmp_path / "two.safetensors", 2)
@@ -56,6 +57,7 @@ def test_two_processes_train_as_one(tmp_path):
     assert (one["embedding.weight"] - initial).abs().max() > 0.01  # training moved it
 
 
+@pytest.mark.slow
 def test_two_processes_sharded_with_fsdp_train_as_one(tmp_path):
     fsdp = Launch(2, fsdp=True).environment({"PYTHONPATH": str(FSDP_ON_CPU)})
     one = run_worker(tmp_path / "one.safetensors", 1)
@@ -66,6 +68,7 @@ def test_two_processes_sharded_with_fsdp_train_as_one(tmp_path):
         torch.testing.assert_close(two[name], one[name], rtol=1e-5, atol=1e-6, msg=name)
 
 
+@pytest.mark.slow
 def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(tmp_path):
     """The multi-node launch (one torchrun per node through srun, joined by c10d's
     rendezvous) with a stand-in srun that runs each node's task on this machine."""
@@ -130,6 +133,7 @@ def dev_curve(metrics: dict) -> list[dict]:
     return [point for stage in metrics.get("stages", [metrics]) for point in stage["dev_curve"]]
 
 
+@pytest.mark.slow
 def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factory):
     one = completed_smoke_run(tmp_path_factory)
     two = copy_run(one, tmp_path_factory.mktemp("two_processes") / "run")
@@ -175,6 +179,7 @@ def test_every_rule_the_llm_profile_shards_is_tested_sharded():
     assert sharded == {*SHARDED, "generation_deactivation"}
 
 
+@pytest.mark.slow
 def test_rules_sharded_with_fsdp_compute_what_one_process_does(tmp_path_factory):
     """The sharded rules as 2 processes with accelerate's FSDP2 (on CPU: the test's
     sitecustomize, tests/fsdp_on_cpu) give one process's results."""

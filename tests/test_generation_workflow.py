@@ -18,6 +18,9 @@ from skillneurons.paper_b.generation import generation_prompts
 from skillneurons.paper_b.instructions import INSTRUCTIONS
 from smoke_runs import copy_run
 
+# End-to-end runs of the smoke pipeline (minutes): the slow tier.
+pytestmark = pytest.mark.slow
+
 # Both data-to-text twins: the first trains, the second is the out-of-domain test task.
 TASK, TEST_TASK, MODEL = "syn_e2e", "syn_commongen", "tiny-gpt2"
 CONFIG = {

@@ -48,6 +48,7 @@ def test_readme_own_data_paragraph_states_the_auto_choices():
     assert f"(`auto`: {', '.join(choices)}; {fallback};" in paragraph
 
 
+@pytest.mark.slow
 def test_readme_own_data_lines_run_the_pipeline(sandbox):
     (sandbox / "my.yaml").write_text(readme_config())
     rows = generate_task("syn_sst2", 300, seed=5)

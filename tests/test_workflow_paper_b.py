@@ -14,6 +14,9 @@ from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
 from skillneurons.reporting.findings import COLUMNS as FINDING_COLUMNS
 from smoke_runs import completed_smoke_run
 
+# End-to-end runs of the smoke pipeline (minutes): the slow tier.
+pytestmark = pytest.mark.slow
+
 TASKS = ["syn_sst2", "syn_tweet", "syn_agnews"]
 LAYERS, WIDTH, HIDDEN = 2, 1536, 384  # minilm-l2
 TOP = round(0.1 * LAYERS * WIDTH)  # paper_b.fraction 0.1 over all layers
