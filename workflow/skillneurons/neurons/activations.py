@@ -147,14 +147,15 @@ def _batches(split: EncodedSplit, rows: np.ndarray, batch_size: int, by_length: 
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def sample_rows(
-    split: EncodedSplit, max_samples: int | None, seed: int, name: str = "the split"
-) -> np.ndarray:
-    """The rows of ``split`` a stage reads: all of them (``max_samples`` None), or a
-    seeded, label-stratified draw of ``max_samples`` in split order
-    (:func:`skillneurons.data.subsets.subset_rows`, proportional; ``name`` names the
-    split and the config key in its error)."""
-    return subset_rows(split.labels.numpy(), max_samples, seed, split=name)
+def sample_rows(split, max_samples: int | None, seed: int, name: str = "the split") -> np.ndarray:
+    """The rows of ``split`` (an :class:`EncodedSplit`, or a split without ``labels``
+    such as a generation task's) a stage reads: all of them (``max_samples`` None), or
+    a seeded, label-stratified draw of ``max_samples`` in split order (uniform where
+    there are no labels; :func:`skillneurons.data.subsets.subset_rows`, proportional;
+    ``name`` names the split and the config key in its error)."""
+    labels = getattr(split, "labels", None)
+    labels = None if labels is None else np.asarray(labels)
+    return subset_rows(labels, max_samples, seed, split=name, length=len(split))
 
 
 def activation_moments(

@@ -55,12 +55,12 @@ import peft
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.data.subsets import subset_rows
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.sites import ffn_sites, lora_targets, neuron_parameters
 from skillneurons.models.training import TrainingSettings, train
+from skillneurons.neurons.activations import sample_rows
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
@@ -120,12 +120,11 @@ def task_feature(
     """Eq. 10's ``fea``: per sample the mean last-layer hidden state over its real tokens
     (the classifier's input layout), averaged over ``max_samples`` random samples (paper
     B, A.2: 1000): a seeded (``seed``), label-stratified draw
-    (:func:`skillneurons.data.subsets.subset_rows`; ``name`` names the split in the
+    (:func:`skillneurons.neurons.activations.sample_rows`; ``name`` names the split in the
     error of a draw that misses a class); float64 ``[hidden]``."""
-    rows = subset_rows(
-        np.asarray(split.labels), max_samples, seed,
-        split=f"{name} (paper_b.continual.feature_samples)",
-    ).tolist()  # fmt: skip
+    rows = sample_rows(
+        split, max_samples, seed, f"{name} (paper_b.continual.feature_samples)"
+    ).tolist()
     total, count = None, 0
     device = next(classifier.backbone.parameters()).device
     for start in range(0, len(rows), batch_size):

@@ -45,10 +45,10 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from skillneurons.data.subsets import subset_rows
 from skillneurons.infra.io import read_metadata, write_frame_parquet
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.generation import sample_losses
+from skillneurons.neurons.activations import sample_rows
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
 
@@ -75,12 +75,7 @@ def relevance(
     logits) and is not changed (gradients reach only the captured activations)."""
     if definition not in DEFINITIONS:
         raise ValueError(f"relevance {definition!r} is unknown; use one of {DEFINITIONS}")
-    labels = getattr(split, "labels", None)
-    labels = None if labels is None else np.asarray(labels)
-    chosen = subset_rows(
-        labels, max_samples, seed, split=f"{name} (paper_b.attribution_samples)",
-        length=len(split),
-    )  # fmt: skip
+    chosen = sample_rows(split, max_samples, seed, f"{name} (paper_b.attribution_samples)")
     count = len(chosen)
     if count == 0:
         raise ValueError("relevance needs at least one sample; the split is empty")
