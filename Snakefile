@@ -21,20 +21,27 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 
 
+# Every wildcard's values, in one place (a rule's own constraints narrow them).
 wildcard_constraints:
-    model=names_regex(MODELS),
-    task=names_regex(TASKS),
+    model=names_regex(PLAN.models),
+    task=names_regex(PLAN.tasks),
     split="train|dev|test",
     subtask="[a-z_]+",
     trial=r"\d+",
+    draw=r"\d+",
+    variant="draw|control",
+    method=names_regex(PLAN.tuning_methods),
+    group="cls|gen",
+    pair="(cls|gen)-(cls|gen)",
+    trained=f"group|{names_regex(PLAN.train_tasks + PLAN.generation_train)}",
+    q=names_regex(PLAN.controlled),
+    order=names_regex(PLAN.continual_orders),
 
 
-include: "workflow/rules/shared/common.smk"
 include: "workflow/rules/shared/data.smk"
 include: "workflow/rules/shared/prompts.smk"
 include: "workflow/rules/shared/activations.smk"
 include: "workflow/rules/shared/rankings.smk"
-include: "workflow/rules/paper_a/common.smk"
 include: "workflow/rules/paper_a/skill_neurons.smk"
 include: "workflow/rules/paper_a/perturbation.smk"
 include: "workflow/rules/paper_a/word_selectivity.smk"
@@ -44,20 +51,19 @@ include: "workflow/rules/paper_a/transfer.smk"
 include: "workflow/rules/paper_a/findings.smk"
 include: "workflow/rules/paper_a/ablation.smk"
 include: "workflow/rules/paper_a/targets.smk"
-include: "workflow/rules/paper_b/common.smk"
 include: "workflow/rules/paper_b/neurons.smk"
 include: "workflow/rules/paper_b/generation.smk"
 include: "workflow/rules/paper_b/generalization.smk"
 include: "workflow/rules/paper_b/continual.smk"
 include: "workflow/rules/paper_b/findings.smk"
 include: "workflow/rules/paper_b/targets.smk"
+include: "workflow/rules/shared/docs.smk"
 
 
-# Every split and ranking, and every figure and table of the papers' registries.
+# Every split and ranking, every figure and table of the papers' registries, and each
+# model's results page (docs/results/{model}.md).
 rule all:
     default_target: True
     input:
-        split_files(),
-        expand("results/{model}/rankings/{task}.parquet", model=MODELS, task=TASKS),
-        PAPER_A_TARGETS,
-        PAPER_B_TARGETS,
+        PLAN.all_targets(),
+        expand("docs/results/{model}.md", model=config["models"]),

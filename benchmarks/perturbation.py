@@ -10,12 +10,9 @@ from skillneurons.models.loading import load_model
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import accuracy
-from skillneurons.neurons.perturbation import (
-    PerturbationSettings,
-    perturbed_accuracy,
-    perturbed_count,
-    random_orders,
-)
+from skillneurons.neurons.perturbation.noise import PerturbationSettings
+from skillneurons.neurons.perturbation.orders import perturbed_count, uniform_random_orders
+from skillneurons.neurons.perturbation.sweep import perturbed_accuracy
 from skillneurons.neurons.ranking import split_flat
 
 #: Perturbed / clean evaluation time.
@@ -32,7 +29,7 @@ def run(repeats: int, samples: int = 64, rate: float = 0.2) -> Row:
     split = encode_split(loaded.tokenizer, texts, [None] * samples, labels, 64)
     classifier = PromptedClassifier(loaded, ["Negative", "Positive"], 8)
     widths = [site.width for site in ffn_sites(classifier)]
-    order = random_orders(sum(widths), 1, seed=0)[0]
+    order = uniform_random_orders(sum(widths), 1, seed=0)[0]
     neurons = split_flat(order[: perturbed_count(rate, sum(widths))], widths)
     settings, pad = PerturbationSettings(), loaded.tokenizer.pad_token_id
     times = median_times(

@@ -15,9 +15,10 @@ SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-#: Fixtures that run pipeline jobs (the smoke DAG, a generation DAG, a SLURM cluster):
-#: a test that asks for one is in the slow tier, whatever its file.
-RUN_FIXTURES = {"smoke_run", "generation_run", "slurm_run"}
+#: Fixtures that run pipeline jobs (the smoke DAG, a generation DAG, a SLURM cluster) or
+#: convert the real SmolLM2 GGUF file (about 40 s a conversion): a test that asks for one,
+#: directly or through another fixture, is in the slow tier, whatever its file.
+SLOW_FIXTURES = {"smoke_run", "generation_run", "slurm_run", "converted"}
 
 
 def pytest_collection_modifyitems(items):
@@ -25,7 +26,7 @@ def pytest_collection_modifyitems(items):
     lint, no job of a pipeline run and no multi-process training (marked ``slow`` by
     hand, or here by the fixture they ask for)."""
     for item in items:
-        if RUN_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 

@@ -60,8 +60,8 @@ def main(out: str) -> None:
     state = {name: value.contiguous() for name, value in model.state_dict().items()}
     state["best_step"] = torch.tensor(result.best_step)
     parallel = DataParallel.from_environment(model)
-    state["sharded"] = torch.tensor(parallel is not None and parallel.sharded)
-    if parallel is None or parallel.is_main:
+    state["sharded"] = torch.tensor(parallel.sharded)
+    if parallel.is_main:
         save_file(state, out)
 
 

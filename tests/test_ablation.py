@@ -4,7 +4,7 @@ constructed curves."""
 import numpy as np
 import pandas as pd
 
-from skillneurons.neurons.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.neurons.ranking import Ranking, ranking_table
 from skillneurons.paper_a.ablation import ablation_orders, ablation_table
 from skillneurons.paper_a.ablation_settings import resolve_settings

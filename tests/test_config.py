@@ -1,4 +1,5 @@
-"""Config validation: defaults, unknown keys, wrong values, unknown tasks, README table."""
+"""Config validation: defaults, unknown keys, wrong values, unknown tasks; the generated
+docs (docs/configuration.md, the README's figure table)."""
 
 from pathlib import Path
 
@@ -6,14 +7,14 @@ import pytest
 import yaml
 
 from skillneurons.config import (
-    CONFIG_TABLE,
     FIGURE_TABLE,
     ConfigError,
+    configuration_page,
     figure_table,
     load_schema,
     markdown_table,
     rule_files,
-    update_readme,
+    update_docs,
     validate_config,
 )
 from skillneurons.paper_a.registry import PAPER_A
@@ -42,6 +43,24 @@ def test_wrong_value_names_its_key():
         validate_config({"synthetic": {"train_size": "many"}})
     with pytest.raises(ConfigError, match="config key 'data.dev_fraction'"):
         validate_config({"data": {"dev_fraction": 1.5}})
+
+
+@pytest.mark.parametrize("section", [("perturbation",), ("paper_b", "comparison")])
+def test_a_renamed_key_is_refused_with_its_new_name(section):
+    def config_with(key):
+        config = {key: 5}
+        for name in reversed(section):
+            config = {name: config}
+        return config
+
+    prefix = ".".join(section)
+    message = f"'{prefix}.random_orders' is now '{prefix}.layer_matched_orders'"
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config_with("random_orders"))
+    checked = validate_config(config_with("layer_matched_orders"))
+    for name in section:
+        checked = checked[name]
+    assert checked["layer_matched_orders"] == 5
 
 
 def test_unknown_task_lists_known_tasks():
@@ -121,10 +140,12 @@ def readme_table(markers: tuple[str, str]) -> str:
     return (ROOT / "README.md").read_text().split(begin, 1)[1].split(end, 1)[0]
 
 
-def test_readme_config_table_matches_the_schema():
-    assert readme_table(CONFIG_TABLE) == markdown_table(), (
-        "regenerate with: python -m skillneurons.config"
-    )
+def test_configuration_page_is_what_the_schema_generates():
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert page == configuration_page(), "regenerate with: make docs"
+    # Every key of the schema has its row.
+    for key, _ in leaves(load_schema()):
+        assert f"\n| `{key}` | " in page, key
 
 
 def test_config_table_shows_the_embedded_value_only_where_it_differs():
@@ -167,24 +188,23 @@ def test_every_registered_rule_is_defined_in_a_rule_file():
             assert made.rule in defined, f"{output.id}: rule {made.rule!r} is not defined"
 
 
-def test_update_readme_rewrites_only_the_marked_tables(tmp_path):
+def test_update_docs_writes_the_configuration_page_and_only_the_readmes_figure_table(
+    tmp_path,
+):
     readme = tmp_path / "README.md"
-    readme.write_text(
-        "intro\n<!-- config-table:begin -->\nold\n<!-- config-table:end -->\nmiddle\n"
-        "<!-- figure-table:begin -->\nold\n<!-- figure-table:end -->\nend\n"
-    )
-    update_readme(readme)
+    readme.write_text("intro\n<!-- figure-table:begin -->\nold\n<!-- figure-table:end -->\nend\n")
+    update_docs(tmp_path)
     assert readme.read_text() == (
-        "intro\n<!-- config-table:begin -->\n"
-        + markdown_table()
-        + "<!-- config-table:end -->\nmiddle\n<!-- figure-table:begin -->\n"
+        "intro\n<!-- figure-table:begin -->\n"
         + figure_table()
         + "<!-- figure-table:end -->\nend\n"
     )
+    page = (tmp_path / "docs" / "configuration.md").read_text()
+    assert page.startswith("# Configuration\n") and page.endswith(markdown_table())
 
 
 def test_every_task_type_has_its_default_prompts():
-    from skillneurons.data.generation import GENERATION_TYPES
+    from skillneurons.data.generation_splits import GENERATION_TYPES
     from skillneurons.data.tasks import TASK_TYPES
     from skillneurons.paper_a.controls import DEFAULT_HARD_PROMPTS
     from skillneurons.paper_b.instructions import INSTRUCTIONS
@@ -196,17 +216,17 @@ def test_every_task_type_has_its_default_prompts():
     assert set(INSTRUCTIONS) == set(TASK_TYPES) | set(GENERATION_TYPES)
 
 
-def test_paper_b_experiments_cannot_wait_for_each_other():
-    with pytest.raises(ConfigError, match="paper_b.identify_on.*each would wait"):
-        validate_config(
-            {"paper_b": {"identify_on": {"deactivation": "base", "training": "multitask"}}}
-        )
+def test_paper_b_identify_on_takes_every_combination():
+    # Rule task_neurons finds the base model's neurons and rule deactivation the
+    # multi-task model's, so neither experiment waits for the other.
+    both = {"deactivation": "base", "training": "multitask"}
+    assert validate_config({"paper_b": {"identify_on": both}})["paper_b"]["identify_on"] == both
     checked = validate_config({"paper_b": {"identify_on": {"deactivation": "base"}}})
     assert checked["paper_b"]["identify_on"] == {"deactivation": "base", "training": "base"}
 
 
 def test_task_subsets_follow_the_configured_tasks():
-    from skillneurons.data.task_choice import task_subset
+    from skillneurons.plan import task_subset
 
     types = {"q": "inference", "r": "sentiment", "t": "topic", "s": "sentiment"}
     assert task_subset("random_label_words", "auto", types) == ["r"]

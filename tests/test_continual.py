@@ -17,6 +17,7 @@ from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifiers
 from skillneurons.paper_b.continual import (
     LoraSettings,
+    NcftSettings,
     combined_neurons,
     neuron_level_fine_tuning,
     per_task_fine_tuning,
@@ -157,10 +158,10 @@ def test_ncft_trains_only_each_stages_neurons_and_wncft_tests_every_learnt_task(
     heads = task_classifiers(loaded, WORDS)
     before = {name: p.detach().clone() for name, p in loaded.model.named_parameters()}
     features = {t: task_feature(heads[t], encoded[t]["train"], 2, None, seed=0) for t in WORDS}
-    relevance = {"batch_size": 2, "definition": "sample_abs", "max_samples": None}
+    ncft = NcftSettings(fraction=0.25, relevance="sample_abs", attribution_samples=None, seed=0)
     frame, metrics = neuron_level_fine_tuning(
-        loaded, heads, encoded, ["sentiment", "negation"], SETTINGS, fraction=0.25,
-        relevance=relevance, seed=0, features=features, batch_size=4,
+        loaded, heads, encoded, ["sentiment", "negation"], SETTINGS, ncft,
+        features=features, batch_size=4,
     )  # fmt: skip
     assert frame[["method", "stage", "eval_task"]].values.tolist() == [
         ["ncft", 1, "sentiment"], ["wncft", 1, "sentiment"], ["wncft_uniform", 1, "sentiment"],

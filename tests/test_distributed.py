@@ -17,7 +17,7 @@ from safetensors.torch import load_file
 
 from conftest import FSDP_ON_CPU, rerun_sharded, run_snakemake
 from skillneurons.infra.launch import Launch
-from skillneurons.models.distributed import DataParallel
+from skillneurons.models.distributed import DataParallel, OneProcess, Processes
 from smoke_runs import MODEL, SMOKE, completed_smoke_run, copy_run
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
@@ -110,14 +110,30 @@ def test_the_stand_in_srun_refuses_what_srun_would_not_run(tmp_path):
 
 
 def test_each_process_takes_every_nth_row_of_a_batch():
-    def parallel(index: int) -> DataParallel:
-        return DataParallel(SimpleNamespace(num_processes=2, process_index=index))
+    def parallel(index: int) -> Processes:
+        return Processes(SimpleNamespace(num_processes=2, process_index=index))
 
     assert parallel(0).share(list(range(8))) == [0, 2, 4, 6]
     assert parallel(1).share(list(range(8))) == [1, 3, 5, 7]
     with pytest.raises(ValueError, match="batch size 7 does not split evenly over 2"):
         parallel(0).check_batch_size(7)
-    assert DataParallel.from_environment() is None  # a plain process (no WORLD_SIZE)
+
+
+def test_a_plain_process_trains_the_model_itself_on_whole_batches():
+    alone = DataParallel.from_environment()  # no WORLD_SIZE: a plain process
+    assert isinstance(alone, OneProcess) and alone.is_main and not alone.sharded
+    model = torch.nn.Linear(3, 2)
+    model.bias.requires_grad_(False)
+    stepped, trained, optimizer, device = alone.prepare(model, 0.1)
+    assert stepped is trained is model and device == torch.device("cpu")
+    assert optimizer.param_groups[0]["params"] == [model.weight]
+    assert optimizer.param_groups[0]["lr"] == 0.1
+    assert alone.share([5, 1, 4]) == [5, 1, 4]
+    loss = model(torch.ones(1, 3)).sum()
+    alone.backward(loss)
+    torch.testing.assert_close(model.weight.grad, torch.ones(2, 3))
+    assert alone.reduce(loss) is loss
+    alone.check_batch_size(7)  # any batch splits over one process
 
 
 # Full fine-tuning of one task (per-task FT) and NCFT over an order (confined neuron
@@ -159,10 +175,11 @@ def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factor
 
 
 # The rules the 7B profile shards with FSDP (profiles/slurm-llm: fsdp: 1) that the smoke
-# config runs (generation_deactivation: tests/test_generation_workflow.py), with outputs.
+# config runs (deactivation of the generation tasks: tests/test_generation_workflow.py),
+# with outputs.
 PAPER_B = f"results/{MODEL}/paper_b"
 SHARDED = {
-    "multitask_deactivation": [f"{PAPER_B}/deactivation"],
+    "deactivation": [f"{PAPER_B}/classification/deactivation"],
     "proportion_training": [f"{PAPER_B}/generalization/cls/proportions/group"],
     "similarity_model": [f"{PAPER_B}/similarity/syn_sst2"],
     "per_task_training": [f"{PAPER_B}/continual/per_task/syn_sst2"],
@@ -176,7 +193,7 @@ def test_every_rule_the_llm_profile_shards_is_tested_sharded():
     profile = Path(__file__).parents[1] / "profiles/slurm-llm/config.yaml"
     resources = yaml.safe_load(profile.read_text())["set-resources"]
     sharded = {rule for rule, given in resources.items() if given.get("fsdp")}
-    assert sharded == {*SHARDED, "generation_deactivation"}
+    assert sharded == set(SHARDED)
 
 
 @pytest.mark.slow

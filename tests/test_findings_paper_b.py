@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skillneurons.neurons.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.evaluation import result_row, results_frame
 from skillneurons.paper_b.findings import (
-    DEACTIVATION,
     DEACTIVATION_SPECIFIC,
+    DEACTIVATION_VS_RANDOM,
     TRAINING,
     TRAINING_CONTROL,
     comparison_claims,
@@ -41,12 +41,16 @@ def deactivation_results(own: float, cross: float, random: float) -> pd.DataFram
     another task's, ``random`` with random neurons (two draws)."""
     rows = []
     for index, task in enumerate(TASKS):
-        rows.append(result_row("original", "", 0, task, correct_at(0.9, index)))
+        rows.append(result_row("original", "", 0, task, "accuracy", correct_at(0.9, index)))
         for source in TASKS:
             value = own if source == task else cross
-            rows.append(result_row("task", source, 0, task, correct_at(value, 10 + index)))
+            rows.append(
+                result_row("task", source, 0, task, "accuracy", correct_at(value, 10 + index))
+            )
         for draw in range(2):
-            rows.append(result_row("random", task, draw, task, correct_at(random, 20 + draw)))
+            rows.append(
+                result_row("random", task, draw, task, "accuracy", correct_at(random, 20 + draw))
+            )
     return results_frame(rows)
 
 
@@ -55,7 +59,9 @@ def deactivation_results(own: float, cross: float, random: float) -> pd.DataFram
     [(0.6, 0.85, "holds"), (0.85, 0.85, "inconclusive"), (0.9, 0.6, "fails")],
 )
 def test_deactivation_claim_follows_the_random_minus_task_gap(own, random, verdict):
-    row = random_vs_task(DEACTIVATION, deactivation_results(own, 0.88, random), "random", SETTINGS)
+    row = random_vs_task(
+        DEACTIVATION_VS_RANDOM, deactivation_results(own, 0.88, random), "random", SETTINGS
+    )
     assert row["verdict"] == verdict
     assert row["estimate"] == pytest.approx(random - own, abs=1e-9)
     assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
@@ -92,14 +98,20 @@ def training_matrices(
     everywhere): task ``i``'s neurons trained on ``i`` score ``own`` on ``i`` and
     ``cross`` on the others; random draw ``d`` trained on ``i`` scores
     ``random_own[d]`` on ``i`` and ``random_cross`` on the others."""
-    rows = [result_row("zero_shot", "", 0, t, correct_at(0.5, 1)) for t in TASKS]
+    rows = [result_row("zero_shot", "", 0, t, "accuracy", correct_at(0.5, 1)) for t in TASKS]
     for index, source in enumerate(TASKS):
         for task in TASKS:
             value = own if task == source else cross
-            rows.append(result_row("task", source, 0, task, correct_at(value, 10 + index)))
+            rows.append(
+                result_row("task", source, 0, task, "accuracy", correct_at(value, 10 + index))
+            )
             for draw, random_value in enumerate(random_own):
                 value = random_value if task == source else random_cross
-                rows.append(result_row("random", source, draw, task, correct_at(value, 20 + draw)))
+                rows.append(
+                    result_row(
+                        "random", source, draw, task, "accuracy", correct_at(value, 20 + draw)
+                    )
+                )
     return results_frame(rows)
 
 
@@ -146,9 +158,9 @@ def generation_results(
         rows += [("task", task, 0, task, own), ("task", task, 0, other, cross)]
         rows += [("random", task, draw, task, random) for draw in range(2)]
         rows += [("random", task, draw, other, random_cross) for draw in range(2)]
-    frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "rouge_l"])
-    frame["sample_rouge_l"] = [np.full(SAMPLES, value) for value in frame["rouge_l"]]
-    return frame
+    frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "score"])
+    frame["sample_scores"] = [np.full(SAMPLES, value) for value in frame["score"]]
+    return frame.assign(metric="rouge_l")
 
 
 def test_generation_claims_read_per_sample_rouge():

@@ -105,7 +105,7 @@ def tasks_on_one_backbone(*tasks: str) -> dict[str, TaskScorer]:
         labels = [1, 0, 0, 1] if index % 2 == 0 else [0, 1, 1, 0]
         rows = encode_split(loaded.tokenizer, texts, [None] * 4, labels, 16)
         head = task_classifier(loaded, ["Negative", "Positive"])
-        scorers[task] = TaskScorer(head, rows, "classification", constant)
+        scorers[task] = TaskScorer(head, rows, "classification", constant, lambda _: 0.5)
     return scorers
 
 

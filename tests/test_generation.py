@@ -8,7 +8,7 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-from skillneurons.data.generation import (
+from skillneurons.data.generation_splits import (
     PAPER_GENERATION_TASKS,
     SYNTHETIC_GENERATION_TASKS,
     cap_splits,
@@ -17,8 +17,8 @@ from skillneurons.data.generation import (
     load_generation_source,
 )
 from skillneurons.data.sources import DataSourceError
-from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
-from skillneurons.models.generation import (
+from skillneurons.data.synthetic.generation_twins import GENERATION_TWINS, generate_generation_task
+from skillneurons.models.decoding import (
     IGNORED,
     CausalLMObjective,
     GenerationExample,
@@ -31,22 +31,18 @@ from skillneurons.models.generation import (
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
-from skillneurons.paper_b.generation import (
+from skillneurons.paper_b.deactivation import deactivation_results, train_multitask
+from skillneurons.paper_b.generation_scoring import (
     GenerationBudget,
-    ScoredSplit,
     encode_generation,
     generation_objective,
     generation_prompts,
-    generation_training_results,
-    rouge_l_on,
-)
-from skillneurons.paper_b.generation_deactivation import (
-    generation_deactivation_results,
-    train_generation_multitask,
 )
 from skillneurons.paper_b.instructions import INSTRUCTIONS
+from skillneurons.paper_b.neuron_training import neuron_training_results, zero_shot_results
 from skillneurons.paper_b.relevance import relevance
 from skillneurons.paper_b.rouge import rouge_l_f1
+from skillneurons.paper_b.scorers import generation_scorer
 from skillneurons.paper_b.tables import (
     deactivation_table,
     effect_matrix,
@@ -383,84 +379,87 @@ def test_generation_relevance_is_each_samples_gradient_times_activation():
     assert got.max() > 0
 
 
+def scorer_of(loaded: LoadedModel, budget: GenerationBudget = BUDGET, frame=None):
+    """A generation task's scorer whose train, dev and test splits are ``frame`` (the two
+    examples)."""
+    frames = dict.fromkeys(("train", "dev", "test"), two_examples() if frame is None else frame)
+    scoring = {"instruction": INSTRUCTION, "budget": vars(budget)}
+    return generation_scorer(loaded, frames, scoring, batch_size=2)
+
+
 def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
     loaded = word_level_gpt2()
     before = {name: value.clone() for name, value in loaded.model.state_dict().items()}
     width = ffn_sites(loaded.model)[0].width
     every = {layer: np.arange(width) for layer in range(2)}
-    frames = {split: two_examples() for split in ("train", "dev", "test")}
     training = TrainingSettings(
         learning_rate=0.05, batch_size=2, max_steps=60, eval_every=20, patience=3, seed=0
     )
-    train_split = encode_generation(loaded, frames["train"], INSTRUCTION, BUDGET)
     # B-F5d: the trained model is also scored on another task, with that task's budget
     # (one new token: "council" of 3 scored words, "what" of 4: F1 0.5 and 0.4)
     short = GenerationBudget(max_prompt_tokens=32, max_target_tokens=16, max_new_tokens=1)
-    others = {"syn_xsum": ScoredSplit(frames["test"], INSTRUCTION, short)}
-    results, metrics = generation_training_results(
-        loaded, "syn_cnndm", train_split, frames, every, instruction=INSTRUCTION, budget=BUDGET,
-        width=width, training=training, random_draws=1, seed=0, batch_size=2, progress=False,
-        other_tests=others,
+    scorers = {"syn_cnndm": scorer_of(loaded), "syn_xsum": scorer_of(loaded, short)}
+    zero = zero_shot_results(scorers)
+    assert zero["metric"].tolist() == ["rouge_l"] * 2 and zero["score"].iloc[0] < 0.5
+    results, metrics = neuron_training_results(
+        scorers, "syn_cnndm", every, width=width, training=training, random_draws=1, seed=0,
+        progress=False,
     )  # fmt: skip
     # the random training is scored on the other task too (B-F5d's control)
-    assert results["condition"].tolist() == ["zero_shot", "task", "task", "random", "random"]
-    assert results["source"].tolist() == ["", *["syn_cnndm"] * 4]
-    assert results["eval_task"].tolist() == ["syn_cnndm", *["syn_cnndm", "syn_xsum"] * 2]
-    assert len(results["sample_rouge_l"].iloc[4]) == 2
-    zero, trained = results["rouge_l"].iloc[0], results["rouge_l"].iloc[1]
-    assert zero < 0.5 and trained == 1.0  # both targets written back exactly
-    assert list(results["sample_rouge_l"].iloc[1]) == [1.0, 1.0]
-    assert list(results["sample_rouge_l"].iloc[2]) == pytest.approx([0.5, 0.4])
+    assert results["condition"].tolist() == ["task", "task", "random", "random"]
+    assert results["source"].tolist() == ["syn_cnndm"] * 4
+    assert results["eval_task"].tolist() == ["syn_cnndm", "syn_xsum"] * 2
+    assert len(results["sample_scores"].iloc[3]) == 2
+    assert results["score"].iloc[0] == 1.0  # both targets written back exactly
+    assert list(results["sample_scores"].iloc[0]) == [1.0, 1.0]
+    assert list(results["sample_scores"].iloc[1]) == pytest.approx([0.5, 0.4])
     task_run = metrics["trainings"][0]
-    assert task_run["neurons"] == 2 * width and task_run["dev_rouge_l"] == 1.0
+    assert metrics["metric"] == "rouge_l"
+    assert task_run["neurons"] == 2 * width and task_run["dev_score"] == 1.0
     assert task_run["best_step"] in {point["step"] for point in task_run["dev_curve"]}
     # The deltas are removed afterwards: the base model is unchanged.
     for name, value in loaded.model.state_dict().items():
         assert torch.equal(value, before[name]), name
 
 
-def test_a_multitask_causal_lm_and_its_deactivated_neurons():
+@pytest.mark.parametrize("by", ["activations", "weights"])
+def test_a_multitask_causal_lm_and_its_deactivated_neurons(by):
     loaded = word_level_gpt2()
-    frames = two_examples()
     tasks = ("syn_cnndm", "syn_xsum")  # both write the two targets back
-    splits = {task: encode_generation(loaded, frames, INSTRUCTION, BUDGET) for task in tasks}
-    tests = {task: ScoredSplit(frames, INSTRUCTION, BUDGET) for task in tasks}
-    before = rouge_l_on(loaded, tests["syn_cnndm"], batch_size=2)[0]
+    scorers = {task: scorer_of(loaded) for task in tasks}
+    before = scorers["syn_cnndm"].mean("test")
     training = TrainingSettings(
         learning_rate=0.01, batch_size=2, max_steps=60, eval_every=20, patience=2, seed=0
     )
-    metrics = train_generation_multitask(
-        loaded, splits, tests, training, batch_size=2, progress=False
-    )
-    assert before < 0.5 and metrics["mean_dev_rouge_l"] == 1.0
-    assert metrics["tasks"] == list(tasks)
+    metrics = train_multitask(loaded, scorers, training, progress=False)
+    assert before < 0.5 and metrics["mean_dev_score"] == 1.0
+    assert metrics["metric"] == "rouge_l" and metrics["tasks"] == list(tasks)
     assert not any(parameter.requires_grad for parameter in loaded.model.parameters())
     trained = {name: value.clone() for name, value in loaded.model.state_dict().items()}
     width = ffn_sites(loaded.model)[0].width
     neurons = {"syn_cnndm": {0: np.arange(width)}, "syn_xsum": {1: np.arange(4)}}
-    results = generation_deactivation_results(
-        loaded, tests, neurons, width=width, random_draws=1, seed=0, batch_size=2
-    )
+    results = deactivation_results(scorers, neurons, width=width, random_draws=1, seed=0, by=by)
     assert results["condition"].tolist() == ["original", "task", "task", "random"] * 2
     assert results["source"].tolist() == ["", *tasks, "syn_cnndm", "", *tasks, "syn_xsum"]
-    assert results.loc[results["condition"] == "original", "rouge_l"].tolist() == [1.0, 1.0]
+    assert results.loc[results["condition"] == "original", "score"].tolist() == [1.0, 1.0]
     # By hand: layer 0's neurons all zeroed as activations (the output projection's
-    # input), at every position the greedy decoding reads.
+    # input), at every position the greedy decoding reads; zeroing the weights' columns
+    # gives the same scores.
     site = ffn_sites(loaded.model)[0]
     handle = site.output_projection.register_forward_pre_hook(lambda _, args: (args[0] * 0,))
     try:
-        expected = rouge_l_on(loaded, tests["syn_xsum"], batch_size=2)[1]
+        expected = scorers["syn_xsum"].evaluate("test")[0]
     finally:
         handle.remove()
     got = results[(results["source"] == "syn_cnndm") & (results["eval_task"] == "syn_xsum")]
-    assert list(got["sample_rouge_l"].iloc[0]) == pytest.approx(list(expected))
-    assert got["rouge_l"].iloc[0] < 1.0  # the layer's neurons matter
-    for name, value in loaded.model.state_dict().items():  # the columns restored
+    assert list(got["sample_scores"].iloc[0]) == pytest.approx(list(expected))
+    assert got["score"].iloc[0] < 1.0  # the layer's neurons matter
+    for name, value in loaded.model.state_dict().items():  # the model restored
         assert torch.equal(value, trained[name]), name
-    table = deactivation_table(results, column="rouge_l").set_index("task")
+    table = deactivation_table(results).set_index("task")
     assert table.loc["syn_xsum", "original"] == 100.0
     assert table.loc["syn_xsum", "deactivate_task"] == pytest.approx(
-        100 * results["rouge_l"].iloc[6]
+        100 * results["score"].iloc[6]
     )
 
 
@@ -469,11 +468,11 @@ def test_generation_effect_matrix_is_the_rouge_gain_over_zero_shot_in_points():
         {"condition": ["zero_shot", "zero_shot", "task", "task", "task", "task"],
          "source": ["", "", "t", "t", "u", "u"], "draw": [0] * 6,
          "eval_task": ["t", "u", "t", "u", "t", "u"],
-         "rouge_l": [0.1, 0.2, 0.5, 0.25, 0.05, 0.6]}
+         "score": [0.1, 0.2, 0.5, 0.25, 0.05, 0.6]}
     )  # fmt: skip
-    zero_shot = reference_scores(results, "zero_shot", "rouge_l")
+    zero_shot = reference_scores(results, "zero_shot")
     assert zero_shot == {"t": 0.1, "u": 0.2}
-    matrix = effect_matrix(results, zero_shot, column="rouge_l").set_index("neurons_of")
+    matrix = effect_matrix(results, zero_shot).set_index("neurons_of")
     np.testing.assert_allclose(matrix.loc[["t", "u"], ["t", "u"]], [[40, 5], [-5, 40]])
 
 
@@ -482,10 +481,10 @@ def test_generation_table_rows_are_rouge_times_100_with_the_gains():
     results = pd.DataFrame(
         {"condition": ["zero_shot", "task", "random", "random", "task"],
          "source": ["", "t", "t", "t", "u"], "draw": [0, 0, 0, 1, 0],
-         "eval_task": ["t"] * 5, "rouge_l": [0.1, 0.5, 0.2, 0.3, 0.9]}
+         "eval_task": ["t"] * 5, "score": [0.1, 0.5, 0.2, 0.3, 0.9]}
     )  # fmt: skip
-    assert len(training_table(results, results, column="rouge_l")) == 1
-    row = training_table(results, results, column="rouge_l").iloc[0]
+    assert len(training_table(results, results)) == 1
+    row = training_table(results, results).iloc[0]
     assert (row["zero_shot"], row["train_task"], row["train_random"]) == pytest.approx(
         (10.0, 50.0, 25.0)
     )

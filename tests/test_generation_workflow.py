@@ -13,9 +13,10 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 from conftest import rerun_sharded, run_snakemake
-from skillneurons.data.synthetic.generation import generate_generation_task
-from skillneurons.paper_b.generation import generation_prompts
+from skillneurons.data.synthetic.generation_twins import generate_generation_task
+from skillneurons.paper_b.generation_scoring import generation_prompts
 from skillneurons.paper_b.instructions import INSTRUCTIONS
+from skillneurons.paper_b.relevance import read_multitask_neurons
 from smoke_runs import copy_run
 
 # End-to-end runs of the smoke pipeline (minutes): the slow tier.
@@ -91,15 +92,19 @@ def generation_run(tmp_path_factory):
 
 def test_the_generation_rules_are_paper_b_targets_of_the_causal_model(generation_run):
     _, plan = generation_run
+    # the generation tasks go through the classification tasks' rules (task_neurons,
+    # deactivation, zero_shot, neuron_training): a job of each kind for deactivation
     for rule, jobs in (
         ("generation_split", 2),
-        ("generation_training", 2),
         ("generation_training_table", 1),
         ("figure_generation_specificity", 1),
-        ("generation_deactivation", 1),
+        ("deactivation", 2),
+        ("zero_shot", 2),
         ("generation_deactivation_table", 1),
     ):
         assert re.search(rf"^{rule}\s+{jobs}$", plan, re.M), rule
+    for rule in ("task_neurons", "neuron_training"):
+        assert re.search(rf"^{rule}\s+\d+$", plan, re.M), rule
 
 
 def test_splits_keep_the_configured_sizes(generation_run):
@@ -112,46 +117,51 @@ def test_splits_keep_the_configured_sizes(generation_run):
 
 def test_the_training_results_and_the_table(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generation"
-    results = pd.read_parquet(folder / f"training/{TASK}.parquet")
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
+    results = pd.read_parquet(folder / f"{TASK}.parquet")
+    zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
+    assert zero_shot["eval_task"].tolist() == [TASK, TEST_TASK]
+    assert set(zero_shot["condition"]) == {"zero_shot"}
     # each training, random ones too (B-F5d's control), is scored on both tasks
-    assert results["condition"].tolist() == ["zero_shot", "task", "task", *["random"] * 4]
-    assert results["eval_task"].tolist() == [TASK, *[TASK, TEST_TASK] * 3]
-    assert results["draw"].tolist() == [0, 0, 0, 0, 0, 1, 1]
-    assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
-    assert results["rouge_l"].between(0, 1).all()
-    for mean, scores in zip(results["rouge_l"], results["sample_rouge_l"], strict=True):
+    assert results["condition"].tolist() == ["task", "task", *["random"] * 4]
+    assert results["eval_task"].tolist() == [TASK, TEST_TASK] * 3
+    assert results["draw"].tolist() == [0, 0, 0, 0, 1, 1]
+    assert set(results["metric"]) == {"rouge_l"}
+    assert all(len(scores) == 6 for scores in results["sample_scores"])
+    assert results["score"].between(0, 1).all()
+    for mean, scores in zip(results["score"], results["sample_scores"], strict=True):
         assert mean == pytest.approx(sum(scores) / len(scores))
-    neurons = pd.read_parquet(folder / f"neurons/{TASK}.parquet")
+    neurons = pd.read_parquet(sandbox / f"results/{MODEL}/task_neurons/{TASK}.parquet")
     assert list(neurons.columns) == ["layer", "neuron", "relevance", "rank", "rank_in_layer"]
     assert len(neurons) == 2 * 64 and (neurons["relevance"] >= 0).all()  # 2 layers x 4 x 16
-    metrics = json.loads((folder / f"training/{TASK}.json").read_text())
+    metrics = json.loads((folder / f"{TASK}.json").read_text())
     trained = [run["neurons"] for run in metrics["trainings"]]
     assert trained == [13, 13, 13]  # the top 10% of 128 (rounded), and as many random
     table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T2_generation.csv")
     assert table["task"].tolist() == [TASK, TEST_TASK, "mean"]
     row = table.iloc[0]
-    assert row["zero_shot"] == pytest.approx(100 * results["rouge_l"].iloc[0])
-    assert row["train_task"] == pytest.approx(100 * results["rouge_l"].iloc[1])
-    assert row["train_random"] == pytest.approx(100 * results["rouge_l"].iloc[[3, 5]].mean())
+    assert row["zero_shot"] == pytest.approx(100 * zero_shot["score"].iloc[0])
+    assert row["train_task"] == pytest.approx(100 * results["score"].iloc[0])
+    assert row["train_random"] == pytest.approx(100 * results["score"].iloc[[2, 4]].mean())
 
 
 def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generation/training"
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
     results = pd.concat(pd.read_parquet(folder / f"{t}.parquet") for t in (TASK, TEST_TASK))
-    zero_shot = results[results["condition"] == "zero_shot"].set_index("eval_task")["rouge_l"]
+    zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
+    zero_shot = zero_shot.set_index("eval_task")["score"]
     trained = results[results["condition"] == "task"]
     matrix = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d.csv").set_index("neurons_of")
     assert sorted(matrix.columns) == sorted([TASK, TEST_TASK]) and len(trained) == 4
     for row in trained.itertuples():
-        expected = 100 * (row.rouge_l - zero_shot[row.eval_task])
+        expected = 100 * (row.score - zero_shot[row.eval_task])
         assert matrix.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
     # the control: random neurons trained on the row's task, mean over the 2 draws
     control = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d_random.csv")
     control = control.set_index("neurons_of")
     random = results[results["condition"] == "random"]
-    means = random.groupby(["source", "eval_task"])["rouge_l"].mean()
+    means = random.groupby(["source", "eval_task"])["score"].mean()
     assert len(means) == 4
     for (source, task), mean in means.items():
         expected = 100 * (mean - zero_shot[task])
@@ -166,22 +176,23 @@ def test_the_multitask_models_deactivation_rows_table_and_panel(generation_run):
     conditions = ["original", "task", "task", "random", "random"]
     assert results["condition"].tolist() == conditions * 2  # 2 random draws
     assert results["eval_task"].tolist() == [TASK] * 5 + [TEST_TASK] * 5
-    assert all(len(scores) == 6 for scores in results["sample_rouge_l"])
+    assert all(len(scores) == 6 for scores in results["sample_scores"])
     metrics = json.loads((folder / "multitask.json").read_text())
     assert metrics["tasks"] == [TASK, TEST_TASK] and metrics["steps"] <= 4
+    assert metrics["metric"] == "rouge_l"
     for task in (TASK, TEST_TASK):
-        neurons = pd.read_parquet(folder / f"multitask_neurons/{task}.parquet")
+        neurons = read_multitask_neurons(folder / "multitask_neurons.parquet", task)
         assert len(neurons) == 2 * 64 and (neurons["relevance"] >= 0).all()
     table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T1_generation.csv")
     assert table["task"].tolist() == [TASK, TEST_TASK, "mean"]
     own = results[(results["condition"] == "task") & (results["source"] == results["eval_task"])]
     assert table["deactivate_task"].iloc[:2].tolist() == pytest.approx(
-        (100 * own["rouge_l"]).tolist()
+        (100 * own["score"]).tolist()
     )
     drop = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5b.csv").set_index("neurons_of")
-    original = results[results["condition"] == "original"].set_index("eval_task")["rouge_l"]
+    original = results[results["condition"] == "original"].set_index("eval_task")["score"]
     for row in results[results["condition"] == "task"].itertuples():
-        expected = -100 * (row.rouge_l - original[row.eval_task])
+        expected = -100 * (row.score - original[row.eval_task])
         assert drop.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
 
 
@@ -191,13 +202,13 @@ def test_the_multitask_model_sharded_with_fsdp_deactivates_as_one_process(
     one, _ = generation_run
     two = copy_run(one, tmp_path_factory.mktemp("fsdp") / "run")
     results = f"results/{MODEL}/paper_b/generation/deactivation.parquet"
-    rerun_sharded(two, ["generation_deactivation"], [results], "--configfile", "gen.yaml")
+    rerun_sharded(two, ["deactivation"], [results], "--configfile", "gen.yaml")
     pd.testing.assert_frame_equal(pd.read_parquet(two / results), pd.read_parquet(one / results))
 
 
 def test_the_generation_groups_neuron_overlap(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generation/neurons"
+    folder = sandbox / f"results/{MODEL}/task_neurons"
     tables = {task: pd.read_parquet(folder / f"{task}.parquet") for task in (TASK, TEST_TASK)}
     top = {task: frame[frame["rank"] < 13] for task, frame in tables.items()}  # 10% of 128
     ids = {task: set(frame["layer"] * 64 + frame["neuron"]) for task, frame in top.items()}
@@ -221,12 +232,14 @@ def test_the_generation_groups_proportion_sweeps_b_f2_b_f6(generation_run):
         assert len(scores) == 6 and mean == pytest.approx(scores.mean())
     metrics = json.loads((folder / "group.json").read_text())
     assert [run["neurons"][TASK] for run in metrics["trainings"]] == [13, 128]
-    zero_shot = pd.read_parquet(
-        sandbox / f"results/{MODEL}/paper_b/generation/training/{TEST_TASK}.parquet"
-    ).iloc[0]
+    zero_shot = (
+        pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
+        .set_index("eval_task")
+        .loc[TEST_TASK]
+    )
     table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F2.csv")
     assert table["proportion"].tolist() == [0.0, 0.1, 1.0]
-    assert table["ood_mean"].iloc[0] == pytest.approx(100 * zero_shot["rouge_l"])
+    assert table["ood_mean"].iloc[0] == pytest.approx(100 * zero_shot["score"])
     assert table["ood_mean"].iloc[-1] == pytest.approx(100 * group["score"].iloc[-1])
     # One training task: B-F6's sweep is B-F2's training, run once.
     assert not (folder / f"{TASK}.parquet").exists()

@@ -148,7 +148,10 @@ def test_table_modules_load_no_transformers_models():
         "paper_a.transfer",
         "paper_a.tuning_methods",
         "paper_a.label_word_sampling",
-        "neurons.perturbation",
+        "neurons.perturbation.orders",
+        "neurons.perturbation.noise",
+        "neurons.perturbation.sweep",
+        "neurons.perturbation.files",
         "neurons.activations",
     ]
     assert "transformers.models" not in loaded_modules(modules, "transformers")
@@ -170,7 +173,7 @@ def test_report_modules_load_no_torch():
     # draw; importing torch would cost each of them seconds on 2 cores.
     modules = [
         "neurons.activation_dump",
-        "neurons.curve_table",
+        "neurons.perturbation.curve_table",
         "neurons.selectivity",
         "paper_a.skill_neurons",
         "paper_a.findings",

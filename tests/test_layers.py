@@ -1,7 +1,7 @@
 """The library's layers, read from its imports: each subpackage imports only from those
-before it (infra <- data <- models <- neurons <- reporting <- paper_a / paper_b), the two
-papers never import each other, nothing imports Snakemake, and what the Snakefile reads
-loads no torch."""
+before it (infra <- data <- models <- neurons <- reporting <- paper_a / paper_b <- plan),
+the two papers never import each other, nothing in the library imports the workflow's
+plan, nothing imports Snakemake, and what the Snakefile reads loads no torch."""
 
 import ast
 import re
@@ -17,6 +17,8 @@ LIBRARY = ROOT / "workflow" / "skillneurons"
 #: Subpackage -> its layer; a module may import from its own subpackage and lower layers.
 LAYERS = {"infra": 0, "data": 1, "models": 2, "neurons": 3, "reporting": 4}
 PAPERS = ("paper_a", "paper_b")
+#: The workflow's plan (what the rule files read) sits above both papers.
+PLAN = "plan"
 
 
 def library_imports(path: Path) -> set[str]:
@@ -36,7 +38,9 @@ def subpackage(module: str) -> str | None:
 
 
 def layer(package: str) -> int:
-    return LAYERS.get(package, len(LAYERS))  # the papers sit above everything else
+    if package == PLAN:
+        return len(LAYERS) + 1
+    return LAYERS.get(package, len(LAYERS))  # the papers sit above the other layers
 
 
 MODULES = sorted(path for path in LIBRARY.rglob("*.py") if path.parent != LIBRARY)
@@ -60,7 +64,15 @@ def test_a_module_imports_only_from_its_own_and_lower_layers(path):
 
 def test_the_layer_check_sees_every_subpackage():
     packages = {path.relative_to(LIBRARY).parts[0] for path in MODULES}
-    assert packages == set(LAYERS) | set(PAPERS)
+    assert packages == set(LAYERS) | set(PAPERS) | {PLAN}
+
+
+def test_nothing_in_the_library_imports_the_plan():
+    for path in LIBRARY.rglob("*.py"):
+        if path.relative_to(LIBRARY).parts[0] != PLAN:
+            assert not any(m.startswith(f"skillneurons.{PLAN}") for m in library_imports(path)), (
+                f"{path.relative_to(LIBRARY)} imports the workflow's plan; only rule files do"
+            )
 
 
 def snakefile_modules() -> list[str]:

@@ -252,29 +252,40 @@ def test_top_fraction_and_matched_random_neurons():
 
 
 def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
-    from skillneurons.models.encoding import encode_split
+    import pandas as pd
+
     from skillneurons.models.training import TrainingSettings
-    from skillneurons.paper_b.classifiers import task_classifiers
     from skillneurons.paper_b.neuron_training import neuron_training_results
+    from skillneurons.paper_b.scorers import classification_scorer
 
     tokenizer = word_tokenizer()
     loaded = tiny("masked_lm", tokenizer)
-    heads = task_classifiers(
-        loaded, {"sentiment": ["Negative", "Positive"], "negation": ["bad", "good"]}
-    )
-    sentiment = encode_split(tokenizer, ["good", "bad", "very good"], [None] * 3, [1, 0, 1], 16)
-    negation = encode_split(tokenizer, ["not bad", "bad", "not good", "good"], [None] * 4,
-                            [1, 0, 1, 0], 16)  # fmt: skip
-    encoded = {
-        "sentiment": dict.fromkeys(("train", "dev", "test"), sentiment),
-        "negation": dict.fromkeys(("train", "dev", "test"), negation),
+
+    def frame(texts, labels):
+        return pd.DataFrame({"text_a": texts, "text_b": [None] * len(texts), "label": labels})
+
+    sentiment = frame(["good", "bad", "very good"], [1, 0, 1])
+    negation = frame(["not bad", "bad", "not good", "good"], [1, 0, 1, 0])
+    scorers = {
+        task: classification_scorer(
+            loaded,
+            dict.fromkeys(("train", "dev", "test"), split),
+            words,
+            "",
+            max_length=16,
+            batch_size=4,
+        )  # fmt: skip
+        for task, split, words in [
+            ("sentiment", sentiment, ["Negative", "Positive"]),
+            ("negation", negation, ["bad", "good"]),
+        ]
     }
     before = {name: value.clone() for name, value in loaded.model.state_dict().items()}
     training = TrainingSettings(learning_rate=1e-2, batch_size=2, max_steps=2, eval_every=2,
                                 patience=1, seed=0)  # fmt: skip
     frame, metrics = neuron_training_results(
-        heads, "sentiment", encoded, {0: np.array([0, 1, 2]), 1: np.array([5])}, width=32,
-        training=training, random_draws=2, seed=0, batch_size=4, progress=False,
+        scorers, "sentiment", {0: np.array([0, 1, 2]), 1: np.array([5])}, width=32,
+        training=training, random_draws=2, seed=0, progress=False,
     )  # fmt: skip
     # the task's neurons and each random draw: every task tested (B-F5c and its control)
     assert frame[["condition", "draw", "eval_task"]].values.tolist() == [
@@ -282,9 +293,10 @@ def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
         ["random", 0, "sentiment"], ["random", 0, "negation"],
         ["random", 1, "sentiment"], ["random", 1, "negation"],
     ]  # fmt: skip
-    assert set(frame["source"]) == {"sentiment"}
-    assert [len(c) for c in frame["correct"]] == [3, 4] * 3
-    assert frame["accuracy"].tolist() == pytest.approx([np.mean(c) for c in frame["correct"]])
+    assert set(frame["source"]) == {"sentiment"} and set(frame["metric"]) == {"accuracy"}
+    assert [len(c) for c in frame["sample_scores"]] == [3, 4] * 3
+    assert all(set(c) <= {0.0, 1.0} for c in frame["sample_scores"])
+    assert frame["score"].tolist() == pytest.approx([np.mean(c) for c in frame["sample_scores"]])
     assert [run["neurons"] for run in metrics["trainings"]] == [4, 4, 4]
     for name, value in loaded.model.state_dict().items():  # the deltas removed
         assert torch.equal(value, before[name]), name

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import ROOT, run_snakemake
 from skillneurons.data.synthetic import generate_task
-from skillneurons.data.task_choice import AUTO_TYPES, auto_tasks
 from skillneurons.data.tasks import TASK_TYPES
 from skillneurons.models.loading import load_model
+from skillneurons.plan import AUTO_TYPES, auto_tasks
 
 OWN_DATA = re.compile(r"<!-- own-data:begin -->\n```yaml\n(.*?)```\n<!-- own-data:end -->", re.S)
 
@@ -31,7 +31,7 @@ AUTO_STAGES = {
 
 
 def test_readme_own_data_paragraph_states_the_auto_choices():
-    """The paragraph's ``auto`` list is what task_choice picks from tasks of every type
+    """The paragraph's ``auto`` list is what skillneurons.plan picks from tasks of every type
     (two of each, in TASK_TYPES order), and the first task when none has a wanted type."""
     readme = " ".join((ROOT / "README.md").read_text().split())
     paragraph = readme.split("## Your own data and your own model", 1)[1]

@@ -13,21 +13,22 @@ from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import accuracy
 from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.neurons.activations import activation_moments, position_std
-from skillneurons.neurons.curve_table import CURVE_COLUMNS
 from skillneurons.neurons.hooks import capture_activations, edit_activations
-from skillneurons.neurons.perturbation import (
-    NamedOrder,
+from skillneurons.neurons.perturbation.curve_table import CURVE_COLUMNS
+from skillneurons.neurons.perturbation.noise import (
     PerturbationSettings,
-    layer_matched_orders,
     noise_scale,
     perturbation_edits,
-    perturbation_orders,
-    perturbed_accuracy,
-    perturbed_count,
     positions_scale,
-    random_orders,
-    sweep_orders,
 )
+from skillneurons.neurons.perturbation.orders import (
+    NamedOrder,
+    layer_matched_random_orders,
+    perturbation_orders,
+    perturbed_count,
+    uniform_random_orders,
+)
+from skillneurons.neurons.perturbation.sweep import perturbed_accuracy, sweep_orders
 from skillneurons.neurons.ranking import Ranking, interleave_layers, ranking_table, split_flat
 from skillneurons.neurons.selectivity import (
     SelectivityAccumulator,
@@ -118,7 +119,7 @@ def test_zero_and_baseline_kinds_at_prompt_positions(classifier, split):
 
 def test_rate_zero_reproduces_the_unperturbed_accuracy_exactly(classifier, split):
     clean = accuracy(classifier, split, 3, classifier.pad_id)
-    orders = [NamedOrder("random", "random", random_orders(64, 1, seed=0)[0])]
+    orders = [NamedOrder("random", "random", uniform_random_orders(64, 1, seed=0)[0])]
     settings = PerturbationSettings(sigma=50.0, seed=1)
     table = sweep_orders(classifier, split, orders, [0.0, 0.5, 1.0], settings, 0, 3)
     assert table["accuracy"].iloc[0] == clean
@@ -132,7 +133,7 @@ def test_rate_zero_reproduces_the_unperturbed_accuracy_exactly(classifier, split
 
 
 def test_zeroing_every_neuron_equals_zeroing_every_output_weight(classifier, split):
-    orders = [NamedOrder("random", "random", random_orders(64, 1, seed=0)[0])]
+    orders = [NamedOrder("random", "random", uniform_random_orders(64, 1, seed=0)[0])]
     zero = PerturbationSettings(kind="zero")
     zeroed = sweep_orders(classifier, split, orders, [0.0, 1.0], zero, 0, 3)
     silenced = copy.deepcopy(classifier)
@@ -148,7 +149,7 @@ def test_zeroing_every_neuron_equals_zeroing_every_output_weight(classifier, spl
 def test_sweep_table_shares_rate_zero_and_has_the_schema(classifier, split):
     orders = [
         NamedOrder("syn_a", "task", np.arange(64)),
-        NamedOrder("random", "random", random_orders(64, 1, 5)[0], repeat=0),
+        NamedOrder("random", "random", uniform_random_orders(64, 1, 5)[0], repeat=0),
     ]
     settings = PerturbationSettings(sigma=20.0)
     table = sweep_orders(classifier, split, orders, [0.0, 0.25, 0.5], settings, 0, 4)
@@ -186,9 +187,9 @@ def test_orders_counts_and_layer_splits():
     assert {k: v.tolist() for k, v in split.items()} == {0: [0, 3], 1: [1, 3]}
     with pytest.raises(ValueError, match="0..7"):
         split_flat(np.array([8]), [4, 4])
-    first, second = random_orders(10, 2, seed=4)
+    first, second = uniform_random_orders(10, 2, seed=4)
     assert sorted(first) == list(range(10)) and not np.array_equal(first, second)
-    assert np.array_equal(random_orders(10, 2, seed=4)[1], second)
+    assert np.array_equal(uniform_random_orders(10, 2, seed=4)[1], second)
     # Per-layer scope: every prefix of layers * k neurons holds k neurons of each layer.
     order = np.array([0, 1, 2, 3, 4, 5, 6, 7])  # layer 0 entirely before layer 1
     assert interleave_layers(order, [4, 4]).tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
@@ -260,11 +261,11 @@ def test_curve_columns_read_back(tmp_path, classifier, split):
 def test_layer_matched_orders_keep_the_layer_of_every_position():
     widths = [4, 4, 4]
     own = np.array([9, 10, 8, 1, 11, 0, 2, 3, 4, 5, 6, 7])  # layer 2 first, then 0, 1
-    first, second = layer_matched_orders(own, widths, 2, seed=3)
+    first, second = layer_matched_random_orders(own, widths, 2, seed=3)
     assert np.array_equal(first // 4, own // 4)  # the same layer at every position
     assert sorted(first) == list(range(12)) and not np.array_equal(first, own)
     assert not np.array_equal(first, second)
-    assert np.array_equal(layer_matched_orders(own, widths, 2, seed=3)[1], second)
+    assert np.array_equal(layer_matched_random_orders(own, widths, 2, seed=3)[1], second)
 
 
 def test_neuron_std_unit_scales_each_neurons_noise_by_its_std(classifier, split):

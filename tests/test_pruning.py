@@ -18,15 +18,19 @@ from skillneurons.models.training import TrainingSettings
 from skillneurons.neurons.hooks import NeuronEdit, edit_activations
 from skillneurons.neurons.ranking import Ranking, ranking_table
 from skillneurons.paper_a.pruning import (
+    PrunedTrialFiles,
+    PruningSettings,
     folded_bias_shift,
     frozen_values,
     kept_neurons,
     load_pruned_model,
     parameter_count,
     prune_model,
+    prune_trial,
     pruned_layers,
     pruning_table,
     retune_prompts,
+    retuning_settings,
     save_pruned_model,
 )
 from skillneurons.paper_a.speed import compare_speed, forward_flops
@@ -246,6 +250,46 @@ def test_retuning_starts_from_the_given_prompts_and_trains_only_them():
     assert torch.equal(classifier.prompts.detach(), initial)  # lr 0: still the given prompts
     assert [name for name, p in classifier.named_parameters() if p.requires_grad] == ["prompts"]
     assert metrics["steps"] == 2 and 0.0 <= metrics["test_accuracy"] <= 1.0
+
+
+def test_prune_trial_writes_a_reloadable_model_its_prompt_and_metrics(tmp_path):
+    """Paper A §6.1: the config's ``pruning`` block and ``ranking.scope`` reach the kept
+    neurons, the frozen values, the re-tuning and the files."""
+    from skillneurons.infra.io import read_json, read_tensors
+
+    base = saved_tiny_model(tmp_path / "base")
+    loaded, original = load_pruned_model_inputs(base)
+    split = tiny_split(loaded.tokenizer)
+    encoded = {"train": split, "dev": split, "test": split}
+    pruning = {"layers_fraction": 0.5, "keep": 0.25, "frozen_baseline": "prompt_mean",
+               "prompt_init": "tuned", "max_steps": 2, "eval_every": 2, "patience": 1}  # fmt: skip
+    prompt_tuning = {"learning_rate": 0.0, "batch_size": 4, "eval_batch_size": 8,
+                     "init_std": 0.03, "max_length": 16}  # fmt: skip
+    settings = PruningSettings.from_config(pruning, per_layer=True, init_std=0.03)
+    assert settings == PruningSettings(0.5, 0.25, "prompt_mean", "tuned", True, 0.03)
+    training = retuning_settings(prompt_tuning, pruning, seed=7)
+    assert (training.max_steps, training.learning_rate, training.seed) == (2, 0.0, 7)
+    baselines = {"prompt": torch.ones(2, 3, 32), "input_mean_max": torch.zeros(2, 2, 32)}
+    tuned = torch.full((3, 16), 0.5)
+    names = ("m.safetensors", "m.json", "p.safetensors", "metrics.json")
+    files = PrunedTrialFiles(*(str(tmp_path / name) for name in names))
+    identity = {"model": "tiny", "task": "sst2", "trial": 0}
+    metrics = prune_trial(
+        loaded, binary_ranking(np.tile(np.linspace(0.9, 0.1, 32), (2, 1))), baselines, tuned,
+        encoded, files, settings=settings, training=training,
+        label_words=["Negative", "Positive"], identity=identity, base_settings=base,
+    )  # fmt: skip
+    assert metrics["seed"] == 7 and metrics["steps"] == 2 and metrics["trial"] == 0
+    assert metrics["original_parameters"] == original == parameter_count(loaded.model)
+    assert read_json(files.metrics) == metrics
+    config = read_json(files.config)
+    assert (config["keep"], config["layers_fraction"], config["frozen_baseline"]) == (
+        0.25, 0.5, "prompt_mean")  # fmt: skip
+    assert config["pruned_layers"] == [1] and config["widths"] == [32, 8]  # 25% of 32, top half
+    assert read_tensors(files.model)["kept/1"].tolist() == list(range(8))  # the best 8
+    torch.testing.assert_close(read_tensors(files.prompt)["prompts"], tuned)  # lr 0, tuned
+    reloaded, _ = load_pruned_model(files.model, files.config)
+    assert parameter_count(reloaded.model) == metrics["parameters"] < original
 
 
 def test_forward_flops_by_hand():

@@ -34,8 +34,8 @@ GPU_REQUEST = 'snakemake.threads, snakemake.resources.get("gpu", 0))'
 LAUNCH_CALL = "relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])"
 # The rules that fully fine-tune the model (paper B): sharded with FSDP for 7B models.
 FULL_FINE_TUNING = {
-    "multitask_deactivation", "similarity_model", "continual_training", "per_task_training",
-    "proportion_training", "generation_deactivation",
+    "deactivation", "similarity_model", "continual_training", "per_task_training",
+    "proportion_training",
 }  # fmt: skip
 # Outputs that must be equal between a SLURM and a local run (every output of the
 # stage run here: none of them is a time measurement).
@@ -218,9 +218,18 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
         assert "gpu=8" in job.resources and "fsdp=1" in job.resources, job
     # Table 3's generation group on both models: each task's B-T2 job on one GPU, the
     # generation tasks' multi-task model (B-T1) sharded
-    generation = [job for job in jobs if job.rule == "generation_training"]
-    assert len(generation) == 2 * len(llm["paper_b"]["generation"]["tasks"]) == 12
-    sharded = [job for job in jobs if job.rule == "generation_deactivation"]
+    tasks = llm["paper_b"]["generation"]["tasks"]
+    generation = [
+        job
+        for job in jobs
+        if job.rule == "neuron_training" and dict(job.wildcards)["task"] in tasks
+    ]
+    assert len(generation) == 2 * len(tasks) == 12
+    sharded = [
+        job
+        for job in jobs
+        if job.rule == "deactivation" and dict(job.wildcards)["kind"] == "generation"
+    ]
     assert {dict(job.wildcards)["model"] for job in sharded} == {"llama-2-7b", "bloom-7b1"}
     for job in sharded:
         assert "gpu=8" in job.resources and "fsdp=1" in job.resources, job

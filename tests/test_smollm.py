@@ -103,7 +103,7 @@ def test_the_seam_on_the_real_gated_mlp(smollm):
 def test_prompt_tuning_on_smollm_config_learns_syn_sst2(tmp_path):
     # The rule itself on configs/smollm.yaml (seed 42, trial 0): with the paper's normal
     # draw (std 0.03) this prompt sat at dev 0.74 / test 0.70 after its 80 steps (0.79 dev
-    # after 200); prompts drawn from the vocabulary learn the task (README).
+    # after 200); prompts drawn from the vocabulary learn the task (docs/data-and-models.md).
     sandbox = make_sandbox(tmp_path / "run")
     metrics = "results/smollm2-135m/prompt_tuning/syn_sst2/trial0/metrics.json"
     run_snakemake(sandbox, metrics, "--configfile", "configs/smollm.yaml", "--cores", "2")

@@ -143,7 +143,7 @@ def test_smoke_perturbation_curves_and_selectivity(smoke_run):
     ]
     orders = {"syn_sst2", "syn_tweet", "syn_agnews", "random", "selectivity"}
     assert set(curves["order"]) == orders | {"random_layer_matched"}
-    # Two uniform and two layer-matched random orders per trial (random_orders: 2).
+    # Two uniform and two layer-matched random orders per trial (layer_matched_orders: 2).
     matched = curves[curves["order_type"] == "layer_matched"]
     assert sorted(matched["repeat"].unique()) == [0, 1]
     assert sorted(curves["trial"].unique()) == [0, 1]
@@ -389,6 +389,18 @@ def test_smoke_findings_table(smoke_run):
     # The perturbation claims resample the stratified test samples of every task.
     top = findings.iloc[0]
     assert '"syn_sst2: test samples": 16' in top["counts"] and '"trials": 2' in top["counts"]
+
+
+def test_smoke_results_page_renders_the_runs_tables_in_its_own_folder(smoke_run):
+    """Rule results_pages (part of rule all) writes the run's page into the run's folder,
+    never into the repository's docs/."""
+    page = (smoke_run / "docs/results/minilm-l2.md").read_text()
+    findings = pd.read_csv(smoke_run / "results/minilm-l2/tables/findings.csv")
+    assert page.index("`tables/findings.csv`") < page.index("`tables/A-T1.csv`")
+    assert page.index("## Paper A") < page.index("## Paper B") < page.index("## Paper A vs")
+    for claim, verdict in zip(findings["claim"], findings["verdict"], strict=True):
+        assert f"| {claim} |" in page and f"| {verdict} |" in page
+    assert not (ROOT / "docs/results/minilm-l2.md").exists()
 
 
 def test_smoke_ablation_reuses_the_trials_and_decides_every_setting(smoke_run):

@@ -34,21 +34,32 @@ def accuracy_of(frame, condition, source, eval_task):
         & (frame["source"] == source)
         & (frame["eval_task"] == eval_task)
     ]
-    return rows["accuracy"].tolist()
+    return rows["score"].tolist()
+
+
+def read_multitask_neurons(results, task):
+    """``task``'s table of the multi-task model's neuron file (rule deactivation)."""
+    from skillneurons.paper_b.relevance import read_multitask_neurons as read
+
+    return read(results / "paper_b/classification/multitask_neurons.parquet", task)
 
 
 @pytest.mark.parametrize(
     "folder, identified_on",
     [
         ("task_neurons", "base model"),
-        ("paper_b/multitask_neurons", "multitask model"),
+        ("paper_b/classification/multitask_neurons", "multitask model"),
         ("paper_b/prompt_tuned_neurons", "prompt-tuned model (trial 0)"),
     ],
 )
 def test_task_neuron_files(results, folder, identified_on):
     for task in TASKS:
-        path = results / folder / f"{task}.parquet"
-        table = pd.read_parquet(path)
+        if folder.endswith("multitask_neurons"):
+            path = results / f"{folder}.parquet"
+            table = read_multitask_neurons(results, task)
+        else:
+            path = results / folder / f"{task}.parquet"
+            table = pd.read_parquet(path)
         assert tuple(table.columns) == NEURON_COLUMNS
         assert len(table) == LAYERS * WIDTH
         assert (table["rank"].to_numpy() == np.arange(len(table))).all()  # sorted by rank
@@ -59,19 +70,21 @@ def test_task_neuron_files(results, folder, identified_on):
         metadata = read_metadata(path)
         assert metadata["identified_on"] == identified_on
         assert metadata["definition"] == "sample_abs"
-        assert metadata["attribution_samples"] == 60 and metadata["task"] == task
+        assert metadata["attribution_samples"] == 60
+        assert metadata.get("task", task) == task and task in metadata.get("tasks", [task])
 
 
 def test_deactivation_results_and_table_b_t1(results):
-    frame = pd.read_parquet(results / "paper_b/deactivation.parquet")
-    assert tuple(frame.columns) == RESULT_COLUMNS
-    assert read_metadata(results / "paper_b/deactivation.parquet")["identify_on"] == "multitask"
+    frame = pd.read_parquet(results / "paper_b/classification/deactivation.parquet")
+    assert tuple(frame.columns) == RESULT_COLUMNS and set(frame["metric"]) == {"accuracy"}
+    metadata = read_metadata(results / "paper_b/classification/deactivation.parquet")
+    assert metadata["identify_on"] == "multitask"
     # per evaluated task: the original model, every task's neurons, the random draws
     assert len(frame) == len(TASKS) * (1 + len(TASKS) + DRAWS)
     for row in frame.itertuples():
-        assert row.accuracy == pytest.approx(np.mean(row.correct))
-        assert len(row.correct) == 60  # the smoke test split
-    metrics = read_json(results / "paper_b/multitask.json")
+        assert row.score == pytest.approx(np.mean(row.sample_scores))
+        assert len(row.sample_scores) == 60  # the smoke test split
+    metrics = read_json(results / "paper_b/classification/multitask.json")
     assert metrics["tasks"] == TASKS and metrics["steps"] <= 12
     table = pd.read_csv(results / "tables/B-T1.csv")
     assert table.columns.tolist() == [
@@ -95,7 +108,7 @@ def test_deactivation_results_and_table_b_t1(results):
 
 
 def test_neuron_training_results_and_table_b_t2(results):
-    zero_shot = pd.read_parquet(results / "paper_b/zero_shot.parquet")
+    zero_shot = pd.read_parquet(results / "paper_b/classification/zero_shot.parquet")
     assert tuple(zero_shot.columns) == RESULT_COLUMNS
     assert zero_shot["eval_task"].tolist() == TASKS
     for task in TASKS:
@@ -127,11 +140,11 @@ def test_neuron_training_results_and_table_b_t2(results):
     ]
     own = table.iloc[: len(TASKS)]
     assert (own["gain_task"] == own["train_task"] - own["zero_shot"]).all()
-    assert own["zero_shot"].tolist() == pytest.approx(100 * zero_shot["accuracy"].to_numpy())
+    assert own["zero_shot"].tolist() == pytest.approx(100 * zero_shot["score"].to_numpy())
 
 
 def test_task_specificity_matrices_and_figure_b_f5(results):
-    deactivation = pd.read_parquet(results / "paper_b/deactivation.parquet")
+    deactivation = pd.read_parquet(results / "paper_b/classification/deactivation.parquet")
     drop = pd.read_csv(results / "tables/B-F5a.csv").set_index("neurons_of")
     gain = pd.read_csv(results / "tables/B-F5c.csv").set_index("neurons_of")
     for matrix in (drop, gain):
@@ -144,7 +157,7 @@ def test_task_specificity_matrices_and_figure_b_f5(results):
     # B-F5c's control: layer-matched random neurons trained on the row's task
     control = pd.read_csv(results / "tables/B-F5c_random.csv").set_index("neurons_of")
     assert control.index.tolist() == control.columns.tolist() == TASKS
-    zero_shot = pd.read_parquet(results / "paper_b/zero_shot.parquet")
+    zero_shot = pd.read_parquet(results / "paper_b/classification/zero_shot.parquet")
     for source in TASKS:
         frame = pd.read_parquet(results / f"paper_b/neuron_training/{source}.parquet")
         for task in TASKS:

@@ -2,10 +2,10 @@
 
 :func:`validate_config` fills defaults from the schema, rejects unknown keys and
 wrong values with a message that names the key, and checks that every task is
-known. ``python -m skillneurons.config [README.md]`` rewrites the README's two
-generated tables: the configuration table from the schema and the embedded default
-(``config.yaml``), and the figure table from the papers' figure registries
-(:mod:`skillneurons.paper_a.registry`).
+known. ``python -m skillneurons.config [ROOT]`` (``make docs``) rewrites the generated
+docs: ``docs/configuration.md`` from the schema and the embedded default
+(``config.yaml``), and the README's figure table from the papers' figure registries
+(:mod:`skillneurons.paper_a.registry`, :mod:`skillneurons.paper_b.registry`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from skillneurons.data.generation import GENERATION_TASKS
+from skillneurons.data.generation_splits import GENERATION_TASKS
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import ModelSourceError, resolve_models
@@ -81,6 +81,27 @@ def _check_renamed(config: Mapping, schema: Mapping) -> None:
         )
 
 
+#: Config keys that were renamed: the old key's path -> its new name.
+RENAMED_KEYS = {
+    ("perturbation", "random_orders"): "layer_matched_orders",
+    ("paper_b", "comparison", "random_orders"): "layer_matched_orders",
+}
+
+
+def _check_renamed_keys(config: Mapping) -> None:
+    """Refuse a key of :data:`RENAMED_KEYS` with the name it has now."""
+    for path, new in RENAMED_KEYS.items():
+        section = config
+        for key in path[:-1]:
+            section = section.get(key) if isinstance(section, Mapping) else None
+        if isinstance(section, Mapping) and path[-1] in section:
+            old, renamed = ".".join(path), ".".join((*path[:-1], new))
+            raise ConfigError(
+                f"config key '{old}' is now '{renamed}' (it counts layer-matched random "
+                "orders); rename it in your config file"
+            )
+
+
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
@@ -136,6 +157,7 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
     """
     schema = schema or load_schema()
     _check_renamed(config, schema)
+    _check_renamed_keys(config)
     checked = copy.deepcopy(dict(config))
     _fill_defaults(checked, schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -160,13 +182,6 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
         except ValueError as error:
             raise ConfigError(str(error)) from error
     _check_generation(checked)
-    identify_on = checked["paper_b"]["identify_on"]
-    if identify_on == {"deactivation": "base", "training": "multitask"}:
-        raise ConfigError(
-            "config key 'paper_b.identify_on': deactivation 'base' reads the neurons "
-            "the training experiment finds on the base model, and training 'multitask' "
-            "reads the multi-task model's, so each would wait for the other; change one"
-        )
     return checked
 
 
@@ -212,8 +227,8 @@ def _rows(schema: Mapping, embedded: Mapping, prefix: str = "") -> list[tuple[st
 
 
 def markdown_table(schema: Mapping | None = None, embedded: Mapping | None = None) -> str:
-    """The README's configuration table: key, the schema's default, the embedded
-    default's value where ``config.yaml`` sets another, and the description."""
+    """The configuration table of ``docs/configuration.md``: key, the schema's default,
+    the embedded default's value where ``config.yaml`` sets another, and the description."""
     schema = schema or load_schema()
     if embedded is None:
         embedded = yaml.safe_load(EMBEDDED_PATH.read_text())
@@ -227,7 +242,30 @@ def markdown_table(schema: Mapping | None = None, embedded: Mapping | None = Non
     return "\n".join(lines) + "\n"
 
 
-CONFIG_TABLE = ("<!-- config-table:begin -->\n", "<!-- config-table:end -->")
+CONFIGURATION_INTRO = """# Configuration
+
+Generated from `workflow/schemas/config.schema.yaml` and `config.yaml` by
+`python -m skillneurons.config` (`make docs`); a test fails when this file differs from
+what the schema generates, so edit the schema, not this page.
+
+A run reads `config.yaml` (the embedded default) and the files given with
+`--configfile`, later ones overriding earlier ones key by key; `--config key=value`
+overrides single keys. Unknown keys and wrong values fail before any job runs, naming
+the key. The column `config.yaml` shows the embedded default's value where it differs
+from the schema's default. Shipped configurations: `config.yaml` (CPU minutes),
+`configs/smoke.yaml` (the tests' tiny runs), `configs/smollm.yaml` (SmolLM2-135M on
+CPU), `configs/ablation.yaml` (on top of another: table A-ablation),
+`configs/paper.yaml` (paper A's settings, one GPU per job) and `configs/llm.yaml`
+(7B models, [cluster](cluster.md)).
+
+"""
+
+
+def configuration_page() -> str:
+    """``docs/configuration.md``: :data:`CONFIGURATION_INTRO` and :func:`markdown_table`."""
+    return CONFIGURATION_INTRO + markdown_table()
+
+
 FIGURE_TABLE = ("<!-- figure-table:begin -->\n", "<!-- figure-table:end -->")
 _RULE = re.compile(r"^(?:rule (\w+):|use rule \w+ as (\w+) with:)", re.M)
 
@@ -255,13 +293,16 @@ def _replace_between(text: str, markers: tuple[str, str], table: str, path: Path
     return f"{head}{begin}{table}{end}{rest.split(end, 1)[1]}"
 
 
-def update_readme(path: str | Path) -> None:
-    """Replace the README's generated tables (between their markers): the configuration
-    table (:func:`markdown_table`) and the figure table (:func:`figure_table`)."""
-    path = Path(path)
-    text = _replace_between(path.read_text(), CONFIG_TABLE, markdown_table(), path)
-    path.write_text(_replace_between(text, FIGURE_TABLE, figure_table(), path))
+def update_docs(root: str | Path) -> None:
+    """Rewrite the generated docs under ``root``: ``docs/configuration.md``
+    (:func:`configuration_page`) and the README's figure table between its markers
+    (:func:`figure_table`)."""
+    root = Path(root)
+    (root / "docs").mkdir(exist_ok=True)
+    (root / "docs" / "configuration.md").write_text(configuration_page())
+    readme = root / "README.md"
+    readme.write_text(_replace_between(readme.read_text(), FIGURE_TABLE, figure_table(), readme))
 
 
-if __name__ == "__main__":  # python -m skillneurons.config [README.md]
-    update_readme(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+if __name__ == "__main__":  # python -m skillneurons.config [ROOT]
+    update_docs(sys.argv[1] if len(sys.argv) > 1 else ".")

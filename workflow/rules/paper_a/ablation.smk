@@ -2,12 +2,7 @@
 each decided with the findings engine (skillneurons.paper_a.ablation). Off unless
 ablation.tasks names tasks (configs/ablation.yaml)."""
 
-from skillneurons.paper_a.ablation_settings import resolve_settings
-
-ABLATION_TASKS = task_subset("ablation")
-ABLATION_SETTINGS = resolve_settings(
-    config["ablation"]["settings"], PERTURBATION, config["ranking"]["scope"]
-)
+from skillneurons.paper_a.registry import PAPER_A
 
 
 localrules:
@@ -17,13 +12,15 @@ localrules:
 rule perturbation_ablation:
     input:
         model=model_files,
-        prompts=lambda w: trial_files(
-            w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
         ),
         test="data/splits/{task}/test.parquet",
         ranking="results/{model}/rankings/{task}.parquet",
-        baselines=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
         ),
     output:
         "results/{model}/ablation/{task}.parquet",
@@ -36,24 +33,26 @@ rule perturbation_ablation:
         mem_mb=4000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
-        settings=ABLATION_SETTINGS,
-        base=pick("perturbation", PERTURBATION_KEYS),
-        rates=PERTURBATION["rates"],
-        random_orders=PERTURBATION["random_orders"],
-        trials=TRIALS,
-        seeds=[config["seed"] + trial for trial in TRIALS],
-        test_samples=PERTURBATION["test_samples"],
+        model=lambda w: PLAN.models[w.model],
+        settings=PLAN.ablation_settings,
+        base=pick(
+            "perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]
+        ),
+        rates=config["perturbation"]["rates"],
+        layer_matched_orders=config["perturbation"]["layer_matched_orders"],
+        trials=PLAN.trials,
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        test_samples=config["perturbation"]["test_samples"],
         subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
-        batch_size=PERTURBATION["batch_size"],
+        batch_size=config["perturbation"]["batch_size"],
     script:
         "../../scripts/paper_a/perturbation_ablation.py"
 
 
 rule ablation_table:
     input:
-        expand("results/{{model}}/ablation/{task}.parquet", task=ABLATION_TASKS),
+        expand("results/{{model}}/ablation/{task}.parquet", task=PLAN.ablation_tasks),
     output:
         **paper_outputs(PAPER_A, "ablation_table"),
     log:
@@ -65,7 +64,10 @@ rule ablation_table:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=ABLATION_SETTINGS,
-        bootstrap=BOOTSTRAP,
+        settings=PLAN.ablation_settings,
+        # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
+        resamples=config["findings"]["bootstrap"],
+        alpha=config["findings"]["alpha"],
+        seed=config["seed"],
     script:
         "../../scripts/paper_a/ablation_table.py"

@@ -5,7 +5,7 @@ from skillneurons.paper_a.registry import PAPER_A
 
 rule findings:
     input:
-        unpack(findings_inputs),
+        unpack(lambda w: PLAN.findings_inputs(w.model)),
     output:
         **paper_outputs(PAPER_A, "findings"),
     log:
@@ -17,12 +17,15 @@ rule findings:
         mem_mb=1000,
         runtime=5,
     params:
-        tasks=list(TASKS),
-        task_types=TASK_TYPES,
-        methods=TUNING_METHODS,
-        method_tasks=TUNING_TASKS,
-        label_word_tasks=RANDOM_WORDS_TASKS,
-        draws=len(RANDOM_WORDS_DRAWS),
-        bootstrap=BOOTSTRAP,
+        tasks=list(PLAN.tasks),
+        task_types=PLAN.task_types,
+        methods=PLAN.tuning_methods,
+        method_tasks=PLAN.tuning_tasks,
+        label_word_tasks=PLAN.random_words_tasks,
+        draws=len(PLAN.random_words_draws),
+        # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
+        resamples=config["findings"]["bootstrap"],
+        alpha=config["findings"]["alpha"],
+        seed=config["seed"],
     script:
         "../../scripts/paper_a/findings_table.py"

@@ -4,21 +4,6 @@ and task correlations of predictivity orders (A-F5, A-F14)."""
 
 from skillneurons.paper_a.registry import PAPER_A
 
-PERTURBATION = config["perturbation"]
-# What the perturbation of a neuron reads (skillneurons.neurons.perturbation).
-PERTURBATION_KEYS = ["kind", "sigma", "mean", "unit", "positions", "draw"]
-# A-F4 shows one evaluation task (paper: Tweet); default: the first three-way sentiment
-# task, else the first task.
-CURVE_FIGURE_TASKS = PERTURBATION["figure_tasks"] or [
-    first_task(lambda s: s.type == "sentiment" and s.subtasks) or next(iter(TASKS))
-]
-_unknown_figure_tasks = sorted(set(CURVE_FIGURE_TASKS) - set(TASKS))
-if _unknown_figure_tasks:
-    raise ValueError(
-        f"perturbation.figure_tasks {_unknown_figure_tasks} are not among the configured "
-        f"tasks: {', '.join(TASKS)}"
-    )
-
 
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
@@ -32,7 +17,10 @@ localrules:
 
 rule selectivity_index:
     input:
-        lambda w: trial_files(w, "activations/{task}/trial{trial}/dev.parquet"),
+        expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
+            trial=PLAN.trials,
+        ),
     output:
         "results/{model}/selectivity/{task}.safetensors",
     log:
@@ -44,7 +32,7 @@ rule selectivity_index:
         mem_mb=2000,
         runtime=30,
     params:
-        classes=lambda w: TASKS[w.task].num_labels,
+        classes=lambda w: PLAN.tasks[w.task].num_labels,
     script:
         "../../scripts/paper_a/selectivity_index.py"
 
@@ -52,18 +40,20 @@ rule selectivity_index:
 rule perturbation_curves:
     input:
         model=model_files,
-        prompts=lambda w: trial_files(
-            w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
         ),
         test="data/splits/{task}/test.parquet",
         rankings=expand(
-            "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
+            "results/{{model}}/rankings/{source}.parquet", source=list(PLAN.tasks)
         ),
         selectivity="results/{model}/selectivity/{task}.safetensors",
         # a_bsl (Eq. 3) and the activation std of each trial (kind baseline, unit
         # neuron_std).
-        baselines=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
         ),
     output:
         "results/{model}/perturbation/{task}.parquet",
@@ -76,27 +66,30 @@ rule perturbation_curves:
         mem_mb=4000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        sources=list(TASKS),
-        rates=PERTURBATION["rates"],
-        settings=pick("perturbation", PERTURBATION_KEYS),
-        trials=TRIALS,
+        model=lambda w: PLAN.models[w.model],
+        sources=list(PLAN.tasks),
+        rates=config["perturbation"]["rates"],
+        # what the perturbation of a neuron reads (skillneurons.neurons.perturbation)
+        settings=pick(
+            "perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]
+        ),
+        trials=PLAN.trials,
         # One noise seed (and random order) per trial.
-        seeds=[config["seed"] + trial for trial in TRIALS],
-        random_orders=PERTURBATION["random_orders"],
-        uniform_orders=PERTURBATION["uniform_orders"],
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        layer_matched_orders=config["perturbation"]["layer_matched_orders"],
+        uniform_orders=config["perturbation"]["uniform_orders"],
         scope=config["ranking"]["scope"],
-        test_samples=PERTURBATION["test_samples"],
+        test_samples=config["perturbation"]["test_samples"],
         subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
-        batch_size=PERTURBATION["batch_size"],
+        batch_size=config["perturbation"]["batch_size"],
     script:
         "../../scripts/paper_a/perturbation_curves.py"
 
 
 rule neuronal_importance:
     input:
-        lambda w: task_files(w, "perturbation/{task}.parquet"),
+        expand("results/{{model}}/perturbation/{task}.parquet", task=list(PLAN.tasks)),
     output:
         **paper_outputs(PAPER_A, "neuronal_importance"),
     log:
@@ -108,7 +101,7 @@ rule neuronal_importance:
         mem_mb=1000,
         runtime=5,
     params:
-        task_types=TASK_TYPES,
+        task_types=PLAN.task_types,
         title="A-F6: neuronal importance of source tasks to evaluation tasks (z-score)",
         summary_title="A-F6 summary: perturbation findings per evaluation task",
     script:
@@ -117,7 +110,7 @@ rule neuronal_importance:
 
 rule figure_perturbation_all_tasks:
     input:
-        lambda w: task_files(w, "perturbation/{task}.parquet"),
+        expand("results/{{model}}/perturbation/{task}.parquet", task=list(PLAN.tasks)),
     output:
         **paper_outputs(PAPER_A, "figure_perturbation_all_tasks"),
     log:
@@ -129,7 +122,7 @@ rule figure_perturbation_all_tasks:
         mem_mb=1000,
         runtime=5,
     params:
-        eval_tasks=list(TASKS),
+        eval_tasks=list(PLAN.tasks),
         own_order_only=False,
         title="A-F11: accuracy vs perturbation rate, by source-task order (mean ± s.e.m.)",
     script:
@@ -142,7 +135,7 @@ use rule figure_perturbation_all_tasks as figure_perturbation_example with:
     log:
         "logs/{model}/figures/A-F4.log",
     params:
-        eval_tasks=CURVE_FIGURE_TASKS,
+        eval_tasks=PLAN.figure_tasks["A-F4"],
         own_order_only=False,
         title="A-F4: accuracy vs perturbation rate (mean ± s.e.m. over trials)",
 
@@ -153,14 +146,14 @@ use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
     log:
         "logs/{model}/figures/A-F15.log",
     params:
-        eval_tasks=list(TASKS),
+        eval_tasks=list(PLAN.tasks),
         own_order_only=True,
         title="A-F15: predictivity order vs random vs selectivity index (mean ± s.e.m.)",
 
 
 rule task_correlation:
     input:
-        expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
+        expand("results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)),
     output:
         **paper_outputs(PAPER_A, "task_correlation"),
     log:
@@ -172,8 +165,8 @@ rule task_correlation:
         mem_mb=1000,
         runtime=5,
     params:
-        tasks=list(TASKS),
-        task_types=TASK_TYPES,
+        tasks=list(PLAN.tasks),
+        task_types=PLAN.task_types,
         mean_title="A-F5: Spearman correlation of predictivity orders, mean over layers",
         layers_title="A-F14: Spearman correlation of predictivity orders per layer",
     script:

@@ -14,29 +14,32 @@ localrules:
 rule prune_model:
     input:
         model=model_files,
-        splits=expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
+        splits=expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
         ranking="results/{model}/rankings/{task}.parquet",
-        baselines=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
         ),
-        prompts=lambda w: trial_files(
-            w, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
         ),
     output:
         models=expand(
             "results/{{model}}/pruning/{{task}}/trial{trial}/model.safetensors",
-            trial=TRIALS,
+            trial=PLAN.trials,
         ),
         configs=expand(
-            "results/{{model}}/pruning/{{task}}/trial{trial}/model.json", trial=TRIALS
+            "results/{{model}}/pruning/{{task}}/trial{trial}/model.json",
+            trial=PLAN.trials,
         ),
         prompts=expand(
             "results/{{model}}/pruning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=TRIALS,
+            trial=PLAN.trials,
         ),
         metrics=expand(
             "results/{{model}}/pruning/{{task}}/trial{trial}/metrics.json",
-            trial=TRIALS,
+            trial=PLAN.trials,
         ),
     log:
         "logs/{model}/pruning/{task}.log",
@@ -47,7 +50,7 @@ rule prune_model:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         label_words=lambda w: label_words(w.task),
         prompt_tuning=pick(
             "prompt_tuning",
@@ -72,7 +75,7 @@ rule prune_model:
             ],
         ),
         per_layer=config["ranking"]["scope"] == "per_layer",
-        seeds=[config["seed"] + trial for trial in TRIALS],
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
     script:
         "../../scripts/paper_a/prune_model.py"
 
@@ -80,15 +83,21 @@ rule prune_model:
 rule pruning_speed:
     input:
         model=model_files,
-        tests=expand("data/splits/{task}/test.parquet", task=list(TASKS)),
-        models=lambda w: task_trial_files(
-            w.model, "pruning/{task}/trial{trial}/model.safetensors"
+        tests=expand("data/splits/{task}/test.parquet", task=list(PLAN.tasks)),
+        models=expand(
+            "results/{{model}}/pruning/{task}/trial{trial}/model.safetensors",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
-        configs=lambda w: task_trial_files(
-            w.model, "pruning/{task}/trial{trial}/model.json"
+        configs=expand(
+            "results/{{model}}/pruning/{task}/trial{trial}/model.json",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
-        prompts=lambda w: task_trial_files(
-            w.model, "pruning/{task}/trial{trial}/prompt.safetensors"
+        prompts=expand(
+            "results/{{model}}/pruning/{task}/trial{trial}/prompt.safetensors",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
     output:
         "results/{model}/pruning/speed.json",
@@ -101,8 +110,8 @@ rule pruning_speed:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=list(TASKS),
+        model=lambda w: PLAN.models[w.model],
+        tasks=list(PLAN.tasks),
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["pruning"]["speed_batch_size"],
         repeats=config["pruning"]["speed_repeats"],
@@ -113,11 +122,15 @@ rule pruning_speed:
 
 rule pruning_table:
     input:
-        prompt_metrics=lambda w: task_trial_files(
-            w.model, "prompt_tuning/{task}/trial{trial}/metrics.json"
+        prompt_metrics=expand(
+            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
-        pruned_metrics=lambda w: task_trial_files(
-            w.model, "pruning/{task}/trial{trial}/metrics.json"
+        pruned_metrics=expand(
+            "results/{{model}}/pruning/{task}/trial{trial}/metrics.json",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
         speed="results/{model}/pruning/speed.json",
     output:

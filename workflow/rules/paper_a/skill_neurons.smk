@@ -1,18 +1,8 @@
 """Skill neurons (paper A, §3-§5): the top neuron's accuracy against prompt tuning (Table
 A-T1), controls without prompt tuning (Table A-T3), Figures A-F1/F2/F3/F9/F10."""
 
-from skillneurons.paper_a.controls import CONTROLS, DEFAULT_HARD_PROMPTS, TABLE_SETTINGS
+from skillneurons.paper_a.controls import CONTROLS, TABLE_SETTINGS
 from skillneurons.paper_a.registry import PAPER_A
-
-CONTROL_TRIALS = TRIALS[: config["controls"]["trials"]]
-# Tasks drawn in single-task figures: A-F1 uses a binary sentiment task (paper: SST-2),
-# A-F2 a three-way inference task (paper: MNLI); other tasks stand in when absent.
-FIGURE_TASKS = {
-    "histogram": first_task(lambda s: s.type == "sentiment" and s.num_labels == 2)
-    or first_task(lambda s: s.num_labels == 2),
-    "scatter": first_task(lambda s: s.type == "inference" and s.subtasks)
-    or first_task(lambda s: bool(s.subtasks)),
-}
 
 
 # Run on the submitting host under a cluster executor (quick, or needs network).
@@ -29,9 +19,9 @@ localrules:
 rule control_top_neuron:
     input:
         model=model_files,
-        splits=expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
+        splits=expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
         dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: subtask_files(w.task, "dev"),
+        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
     output:
         expand(
             "results/{{model}}/skill_neurons/{control}/{{task}}/trial{{trial}}.json",
@@ -47,26 +37,28 @@ rule control_top_neuron:
         runtime=60,
     params:
         controls=list(CONTROLS),
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         label_words=lambda w: label_words(w.task),
         prompt_length=config["prompt_tuning"]["prompt_length"],
         init_std=config["prompt_tuning"]["init_std"],
         seed=lambda w: config["seed"] + int(w.trial),
-        hard_prompt=lambda w: hard_prompt(w.task),
+        hard_prompt=lambda w: PLAN.hard_prompt(w.task),
         # the baseline, dumps and top neuron as for the tuned prompts
-        evaluation={
-            "max_length": config["prompt_tuning"]["max_length"],
-            **pick("activations", ["batch_size", "baseline_samples", "max_samples"]),
-            "subset_seed": config["seed"],
-        },
+        max_length=config["prompt_tuning"]["max_length"],
+        batch_size=config["activations"]["batch_size"],
+        baseline_samples=config["activations"]["baseline_samples"],
+        max_samples=config["activations"]["max_samples"],
+        subset_seed=config["seed"],
     script:
         "../../scripts/paper_a/control_top_neuron.py"
 
 
 rule prompt_tuning_table:
     input:
-        lambda w: task_trial_files(
-            w.model, "prompt_tuning/{task}/trial{trial}/metrics.json"
+        expand(
+            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
     output:
         **paper_outputs(PAPER_A, "prompt_tuning_table"),
@@ -84,13 +76,13 @@ rule prompt_tuning_table:
 
 rule skill_neuron_table:
     input:
-        prompt_metrics=lambda w: task_trial_files(
-            w.model, "prompt_tuning/{task}/trial{trial}/metrics.json"
+        prompt_metrics=expand(
+            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
-        neuron_results=lambda w: expand(
-            "results/{model}/skill_neurons/tuned/{task}.json",
-            model=w.model,
-            task=list(TASKS),
+        neuron_results=expand(
+            "results/{{model}}/skill_neurons/tuned/{task}.json", task=list(PLAN.tasks)
         ),
     output:
         **paper_outputs(PAPER_A, "skill_neuron_table"),
@@ -108,7 +100,12 @@ rule skill_neuron_table:
 
 rule control_table:
     input:
-        unpack(control_result_files),
+        unpack(
+            lambda w: {
+                **{c: PLAN.control_files(w.model, c) for c in CONTROLS},
+                "tuned": PLAN.task_files(w.model, "skill_neurons/tuned/{task}.json"),
+            }
+        ),
     output:
         **paper_outputs(PAPER_A, "control_table"),
     log:
@@ -121,16 +118,16 @@ rule control_table:
         runtime=5,
     params:
         settings=list(TABLE_SETTINGS),
-        num_labels={name: spec.num_labels for name, spec in TASKS.items()},
+        num_labels={name: spec.num_labels for name, spec in PLAN.tasks.items()},
     script:
         "../../scripts/paper_a/control_table.py"
 
 
 rule figure_activation_histogram:
     input:
-        ranking=lambda w: f"results/{w.model}/rankings/{FIGURE_TASKS['histogram']}.parquet",
-        dev_dump=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['histogram']}/trial0/dev.parquet",
-        baseline=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['histogram']}/trial0/baseline.safetensors",
+        ranking=f"results/{{model}}/rankings/{PLAN.figure_task('A-F1')}.parquet",
+        dev_dump=f"results/{{model}}/activations/{PLAN.figure_task('A-F1')}/trial0/dev.parquet",
+        baseline=f"results/{{model}}/activations/{PLAN.figure_task('A-F1')}/trial0/baseline.safetensors",
     output:
         **paper_outputs(PAPER_A, "figure_activation_histogram"),
     log:
@@ -142,17 +139,17 @@ rule figure_activation_histogram:
         mem_mb=2000,
         runtime=5,
     params:
-        task=FIGURE_TASKS["histogram"],
-        label_names=lambda w: list(TASKS[FIGURE_TASKS["histogram"]].label_names),
+        task=PLAN.figure_task("A-F1"),
+        label_names=lambda w: list(PLAN.tasks[PLAN.figure_task("A-F1")].label_names),
     script:
         "../../scripts/paper_a/figure_activation_histogram.py"
 
 
 rule figure_subtask_scatter:
     input:
-        ranking=lambda w: f"results/{w.model}/rankings/{FIGURE_TASKS['scatter']}.parquet",
-        dev_dump=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['scatter']}/trial0/dev.parquet",
-        baseline=lambda w: f"results/{w.model}/activations/{FIGURE_TASKS['scatter']}/trial0/baseline.safetensors",
+        ranking=f"results/{{model}}/rankings/{PLAN.figure_task('A-F2')}.parquet",
+        dev_dump=f"results/{{model}}/activations/{PLAN.figure_task('A-F2')}/trial0/dev.parquet",
+        baseline=f"results/{{model}}/activations/{PLAN.figure_task('A-F2')}/trial0/baseline.safetensors",
     output:
         **paper_outputs(PAPER_A, "figure_subtask_scatter"),
     log:
@@ -164,16 +161,20 @@ rule figure_subtask_scatter:
         mem_mb=2000,
         runtime=5,
     params:
-        task=FIGURE_TASKS["scatter"],
-        subtasks=lambda w: [s.name for s in TASKS[FIGURE_TASKS["scatter"]].subtasks],
-        label_names=lambda w: list(TASKS[FIGURE_TASKS["scatter"]].label_names),
+        task=PLAN.figure_task("A-F2"),
+        subtasks=lambda w: [
+            s.name for s in PLAN.tasks[PLAN.figure_task("A-F2")].subtasks
+        ],
+        label_names=lambda w: list(PLAN.tasks[PLAN.figure_task("A-F2")].label_names),
     script:
         "../../scripts/paper_a/figure_subtask_scatter.py"
 
 
 rule figure_predictivity_baselines:
     input:
-        expand("results/{{model}}/predictivity/{task}.safetensors", task=list(TASKS)),
+        expand(
+            "results/{{model}}/predictivity/{task}.safetensors", task=list(PLAN.tasks)
+        ),
     output:
         **paper_outputs(PAPER_A, "figure_predictivity_baselines"),
     log:
@@ -185,7 +186,7 @@ rule figure_predictivity_baselines:
         mem_mb=2000,
         runtime=5,
     params:
-        tasks=list(TASKS),
+        tasks=list(PLAN.tasks),
         series={
             "max": "prompt tokens (paper)",
             "input_avg": "Avg. over input tokens",
@@ -202,7 +203,7 @@ use rule figure_predictivity_baselines as figure_predictivity_definitions with:
     log:
         "logs/{model}/figures/A-F10.log",
     params:
-        tasks=list(TASKS),
+        tasks=list(PLAN.tasks),
         series={
             "max": "max over prompt tokens (paper)",
             "mean": "mean over prompt tokens",

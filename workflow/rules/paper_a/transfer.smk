@@ -15,10 +15,14 @@ localrules:
 rule prompt_transfer:
     input:
         model=model_files,
-        tests=expand("data/splits/{task}/test.parquet", task=list(TASKS)),
-        rankings=expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
-        prompts=lambda w: task_trial_files(
-            w.model, "prompt_tuning/{task}/trial{trial}/prompt.safetensors"
+        tests=expand("data/splits/{task}/test.parquet", task=list(PLAN.tasks)),
+        rankings=expand(
+            "results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)
+        ),
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+            task=list(PLAN.tasks),
+            trial=PLAN.trials,
         ),
     output:
         "results/{model}/transfer/pairs.parquet",
@@ -31,9 +35,9 @@ rule prompt_transfer:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=list(TASKS),
-        label_words={task: label_words(task) for task in TASKS},
+        model=lambda w: PLAN.models[w.model],
+        tasks=list(PLAN.tasks),
+        label_words={task: label_words(task) for task in PLAN.tasks},
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["prompt_tuning"]["eval_batch_size"],
         settings=pick(

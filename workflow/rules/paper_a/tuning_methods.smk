@@ -3,39 +3,7 @@ tuning and BitFit per model x method x task x trial, their perturbation curves i
 prompt-tuning predictivity orders (A-F7, A-F12, A-F13), neuronal importance per method
 and averaged over methods (A-F8), and the trained models' accuracy."""
 
-
-wildcard_constraints:
-    method="|".join(config["tuning_methods"]["methods"]) or "(?!x)x",
-
-
 from skillneurons.paper_a.registry import PAPER_A
-
-TUNING = config["tuning_methods"]
-TUNING_METHODS = list(TUNING["methods"])
-# null: every configured task; otherwise a subset (the evaluation tasks; the orders
-# still come from every task's prompt-tuning ranking).
-TUNING_TASKS = task_subset("tuning_methods")
-TUNING_TRIALS = list(range(TUNING["trials"]))
-# A-F7 shows BitFit on one task (paper: IMDB); default: the first sentiment task trained.
-TUNING_EXAMPLE_TASK = TUNING["example_task"] or next(
-    (t for t in TUNING_TASKS if TASKS[t].type == "sentiment"),
-    TUNING_TASKS[0] if TUNING_TASKS else None,
-)
-if TUNING_EXAMPLE_TASK is not None and TUNING_EXAMPLE_TASK not in TUNING_TASKS:
-    raise ValueError(
-        f"tuning_methods.example_task {TUNING_EXAMPLE_TASK!r} is not among "
-        f"tuning_methods.tasks {TUNING_TASKS}"
-    )
-TUNING_DIR = "results/{model}/tuning_methods/{method}"
-TUNING_TRAINING_KEYS = [
-    "adapter_size",
-    "adapter_init_std",
-    "batch_size",
-    "eval_batch_size",
-    "max_steps",
-    "eval_every",
-    "patience",
-]
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -56,8 +24,8 @@ rule train_tuning_method:
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        weights=f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
-        metrics=f"{TUNING_DIR}/{{task}}/trial{{trial}}/metrics.json",
+        weights="results/{model}/tuning_methods/{method}/{task}/trial{trial}/weights.safetensors",
+        metrics="results/{model}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
     log:
         "logs/{model}/tuning_methods/{method}/{task}/trial{trial}.log",
     conda:
@@ -67,12 +35,25 @@ rule train_tuning_method:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         label_words=lambda w: label_words(w.task),
         # only this method's training settings: other tasks and methods don't rerun it
         settings=lambda w: {
-            **{key: TUNING[key] for key in TUNING_TRAINING_KEYS},
-            "learning_rate": {w.method: TUNING["learning_rate"][w.method]},
+            **pick(
+                "tuning_methods",
+                [
+                    "adapter_size",
+                    "adapter_init_std",
+                    "batch_size",
+                    "eval_batch_size",
+                    "max_steps",
+                    "eval_every",
+                    "patience",
+                ],
+            ),
+            "learning_rate": {
+                w.method: config["tuning_methods"]["learning_rate"][w.method]
+            },
         },
         max_length=config["prompt_tuning"]["max_length"],
         seed=lambda w: config["seed"] + int(w.trial),
@@ -83,21 +64,18 @@ rule train_tuning_method:
 rule tuning_method_perturbation:
     input:
         model=model_files,
-        weights=lambda w: expand(
-            f"{TUNING_DIR}/{{task}}/trial{{trial}}/weights.safetensors",
-            model=w.model,
-            method=w.method,
-            task=w.task,
-            trial=TUNING_TRIALS,
+        weights=expand(
+            "results/{{model}}/tuning_methods/{{method}}/{{task}}/trial{trial}/weights.safetensors",
+            trial=PLAN.tuning_trials,
         ),
         test="data/splits/{task}/test.parquet",
         rankings=expand(
-            "results/{{model}}/rankings/{source}.parquet", source=list(TASKS)
+            "results/{{model}}/rankings/{source}.parquet", source=list(PLAN.tasks)
         ),
         # a_bsl and the activation std of the tuned model (kind baseline, neuron_std).
         train="data/splits/{task}/train.parquet",
     output:
-        f"{TUNING_DIR}/perturbation/{{task}}.parquet",
+        "results/{model}/tuning_methods/{method}/perturbation/{task}.parquet",
     log:
         "logs/{model}/tuning_methods/{method}/perturbation/{task}.log",
     conda:
@@ -107,18 +85,18 @@ rule tuning_method_perturbation:
         mem_mb=4000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        sources=list(TASKS),
+        model=lambda w: PLAN.models[w.model],
+        sources=list(PLAN.tasks),
         rates=config["perturbation"]["rates"],
         # No soft prompts: every position is perturbed (positions "all").
         settings={
             **pick("perturbation", ["kind", "sigma", "mean", "unit", "draw"]),
             "positions": "all",
         },
-        trials=TUNING_TRIALS,
+        trials=PLAN.tuning_trials,
         # One noise seed (and random order) per trial.
-        seeds=[config["seed"] + trial for trial in TUNING_TRIALS],
-        random_orders=config["perturbation"]["random_orders"],
+        seeds=[config["seed"] + trial for trial in PLAN.tuning_trials],
+        layer_matched_orders=config["perturbation"]["layer_matched_orders"],
         uniform_orders=config["perturbation"]["uniform_orders"],
         scope=config["ranking"]["scope"],
         test_samples=config["perturbation"]["test_samples"],
@@ -132,13 +110,13 @@ rule tuning_method_perturbation:
 
 use rule figure_perturbation_all_tasks as figure_adapter_curves with:
     input:
-        lambda w: tuning_curves(w.model, "adapter", TUNING_TASKS),
+        lambda w: PLAN.tuning_curves(w.model, "adapter", PLAN.tuning_tasks),
     output:
         **paper_outputs(PAPER_A, "figure_adapter_curves"),
     log:
         "logs/{model}/figures/A-F12.log",
     params:
-        eval_tasks=TUNING_TASKS,
+        eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
         title="A-F12: adapter accuracy vs perturbation rate in prompt-tuning orders "
         "(mean ± s.e.m.)",
@@ -146,13 +124,13 @@ use rule figure_perturbation_all_tasks as figure_adapter_curves with:
 
 use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
     input:
-        lambda w: tuning_curves(w.model, "bitfit", TUNING_TASKS),
+        lambda w: PLAN.tuning_curves(w.model, "bitfit", PLAN.tuning_tasks),
     output:
         **paper_outputs(PAPER_A, "figure_bitfit_curves"),
     log:
         "logs/{model}/figures/A-F13.log",
     params:
-        eval_tasks=TUNING_TASKS,
+        eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
         title="A-F13: BitFit accuracy vs perturbation rate in prompt-tuning orders "
         "(mean ± s.e.m.)",
@@ -160,27 +138,27 @@ use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
 
 use rule figure_perturbation_all_tasks as figure_bitfit_example with:
     input:
-        lambda w: tuning_curves(w.model, "bitfit", [TUNING_EXAMPLE_TASK]),
+        lambda w: PLAN.tuning_curves(w.model, "bitfit", PLAN.figure_tasks["A-F7"]),
     output:
         **paper_outputs(PAPER_A, "figure_bitfit_example"),
     log:
         "logs/{model}/figures/A-F7.log",
     params:
-        eval_tasks=[TUNING_EXAMPLE_TASK],
+        eval_tasks=PLAN.figure_tasks["A-F7"],
         own_order_only=False,
-        title=f"A-F7: BitFit accuracy on {TUNING_EXAMPLE_TASK} vs perturbation rate "
+        title=f"A-F7: BitFit accuracy on {PLAN.figure_task('A-F7')} vs perturbation rate "
         "(mean ± s.e.m.)",
 
 
 use rule neuronal_importance as tuning_method_importance with:
     input:
-        lambda w: tuning_curves(w.model, w.method, TUNING_TASKS),
+        lambda w: PLAN.tuning_curves(w.model, w.method, PLAN.tuning_tasks),
     output:
         **paper_outputs(PAPER_A, "tuning_method_importance"),
     log:
         "logs/{model}/tables/A-F8_{method}.log",
     params:
-        task_types=TASK_TYPES,
+        task_types=PLAN.task_types,
         title=lambda w: f"A-F8 ({w.method}): neuronal importance of prompt-tuning orders "
         "(z-score)",
         summary_title=lambda w: f"A-F8 ({w.method}) summary: perturbation findings per "
@@ -191,8 +169,8 @@ rule tuning_methods_importance:
     input:
         unpack(
             lambda w: {
-                method: tuning_curves(w.model, method, TUNING_TASKS)
-                for method in TUNING_METHODS
+                method: PLAN.tuning_curves(w.model, method, PLAN.tuning_tasks)
+                for method in PLAN.tuning_methods
             }
         ),
     output:
@@ -206,8 +184,8 @@ rule tuning_methods_importance:
         mem_mb=1000,
         runtime=5,
     params:
-        methods=TUNING_METHODS,
-        task_types=TASK_TYPES,
+        methods=PLAN.tuning_methods,
+        task_types=PLAN.task_types,
         title="A-F8: neuronal importance averaged over adapter and BitFit models (z-score)",
     script:
         "../../scripts/paper_a/tuning_methods_importance.py"
@@ -215,12 +193,11 @@ rule tuning_methods_importance:
 
 rule tuning_methods_table:
     input:
-        lambda w: expand(
-            "results/{model}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
-            model=w.model,
-            method=TUNING_METHODS,
-            task=TUNING_TASKS,
-            trial=TUNING_TRIALS,
+        expand(
+            "results/{{model}}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
+            method=PLAN.tuning_methods,
+            task=PLAN.tuning_tasks,
+            trial=PLAN.tuning_trials,
         ),
     output:
         **paper_outputs(PAPER_A, "tuning_methods_table"),

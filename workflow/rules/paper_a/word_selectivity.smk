@@ -2,22 +2,11 @@
 task's top neuron (Tables A-T2, A-T6), and the agreement of neuron orders found with
 random label words (prompt tuning, activations and ranking rerun per draw)."""
 
-
-wildcard_constraints:
-    draw=r"\d+",
-    variant="draw|control",
-
-
 from skillneurons.paper_a.registry import PAPER_A
 
-RANDOM_WORDS = config["random_label_words"]
-# null: every configured task; []: the experiment is off.
-RANDOM_WORDS_TASKS = task_subset("random_label_words")
-RANDOM_WORDS_DRAWS = list(range(RANDOM_WORDS["draws"]))
-RANDOM_WORDS_TRIALS = list(range(RANDOM_WORDS["trials"]))
-# variant draw: random label words of draw d; control: the configured label words with
-# draw d's seeds (how much the orders move with the seed alone).
-RANDOM_WORDS_DIR = "results/{model}/random_label_words/{variant}{draw}"
+# Outputs under results/{model}/random_label_words/{variant}{draw}/: variant draw holds
+# random label words of draw d; control the configured label words with draw d's seeds
+# (how much the orders move with the seed alone).
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -29,13 +18,15 @@ localrules:
 rule word_selectivity:
     input:
         model=model_files,
-        rankings=expand("results/{{model}}/rankings/{task}.parquet", task=list(TASKS)),
+        rankings=expand(
+            "results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)
+        ),
         prompts=expand(
             "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-            task=list(TASKS),
+            task=list(PLAN.tasks),
             trial=config["word_selectivity"]["trial"],
         ),
-        train=expand("data/splits/{task}/train.parquet", task=list(TASKS)),
+        train=expand("data/splits/{task}/train.parquet", task=list(PLAN.tasks)),
     output:
         **paper_outputs(PAPER_A, "word_selectivity"),
         words="results/{model}/word_selectivity.parquet",
@@ -48,8 +39,8 @@ rule word_selectivity:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=list(TASKS),
+        model=lambda w: PLAN.models[w.model],
+        tasks=list(PLAN.tasks),
         trial=config["word_selectivity"]["trial"],
         words=config["word_selectivity"]["words"],
         min_count=config["word_selectivity"]["min_count"],
@@ -74,8 +65,8 @@ rule prompt_tuning_random_words:
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
-        metrics=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
+        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        metrics="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/metrics.json",
     log:
         "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
     conda:
@@ -85,19 +76,34 @@ rule prompt_tuning_random_words:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         label_words=lambda w: label_words(w.task) if w.variant == "control" else None,
         # Draw d of whole words from the vocabulary (skillneurons.paper_a.label_word_sampling).
         random_words=lambda w: (
             {
-                "num_labels": TASKS[w.task].num_labels,
+                "num_labels": PLAN.tasks[w.task].num_labels,
                 "seed": config["seed"],
                 "draw": int(w.draw),
             }
             if w.variant == "draw"
             else None
         ),
-        settings=pick("prompt_tuning", PROMPT_TUNING_KEYS),
+        # what the job reads of the prompt_tuning section (not trials)
+        settings=pick(
+            "prompt_tuning",
+            [
+                "prompt_length",
+                "init_std",
+                "init",
+                "learning_rate",
+                "batch_size",
+                "eval_batch_size",
+                "max_steps",
+                "eval_every",
+                "patience",
+                "max_length",
+            ],
+        ),
         # Each draw its own prompt-init and data-order seed, shared with its control.
         seed=lambda w: config["seed"] + 1000 * (int(w.draw) + 1) + int(w.trial),
     script:
@@ -107,15 +113,15 @@ rule prompt_tuning_random_words:
 use rule dump_activations as dump_activations_random_words with:
     input:
         model=model_files,
-        prompt=f"{RANDOM_WORDS_DIR}/prompt_tuning/{{task}}/trial{{trial}}/prompt.safetensors",
+        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        baseline=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/baseline.safetensors",
-        dev=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev.parquet",
-        test=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/test.parquet",
-        dev_input=f"{RANDOM_WORDS_DIR}/activations/{{task}}/trial{{trial}}/dev_input.parquet",
+        baseline="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/baseline.safetensors",
+        dev="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/dev.parquet",
+        test="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/test.parquet",
+        dev_input="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/dev_input.parquet",
     log:
         "logs/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}.log",
 
@@ -123,68 +129,71 @@ use rule dump_activations as dump_activations_random_words with:
 use rule rank_neurons as rank_neurons_random_words with:
     input:
         dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: subtask_files(w.task, "dev"),
-        baselines=lambda w: random_words_files(
+        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        baselines=lambda w: PLAN.random_words_files(
             w.model,
             "activations/{task}/trial{trial}/baseline.safetensors",
             [w.task],
             [w.draw],
-            RANDOM_WORDS_TRIALS,
+            PLAN.random_words_trials,
             w.variant,
         ),
-        dev_dumps=lambda w: random_words_files(
+        dev_dumps=lambda w: PLAN.random_words_files(
             w.model,
             "activations/{task}/trial{trial}/dev.parquet",
             [w.task],
             [w.draw],
-            RANDOM_WORDS_TRIALS,
+            PLAN.random_words_trials,
             w.variant,
         ),
-        dev_input_dumps=lambda w: random_words_files(
+        dev_input_dumps=lambda w: PLAN.random_words_files(
             w.model,
             "activations/{task}/trial{trial}/dev_input.parquet",
             [w.task],
             [w.draw],
-            RANDOM_WORDS_TRIALS,
+            PLAN.random_words_trials,
             w.variant,
         ),
-        test_dumps=lambda w: random_words_files(
+        test_dumps=lambda w: PLAN.random_words_files(
             w.model,
             "activations/{task}/trial{trial}/test.parquet",
             [w.task],
             [w.draw],
-            RANDOM_WORDS_TRIALS,
+            PLAN.random_words_trials,
             w.variant,
         ),
     output:
-        ranking=f"{RANDOM_WORDS_DIR}/rankings/{{task}}.parquet",
-        predictivity=f"{RANDOM_WORDS_DIR}/predictivity/{{task}}.safetensors",
-        top_neurons=f"{RANDOM_WORDS_DIR}/skill_neurons/{{task}}.json",
+        ranking="results/{model}/random_label_words/{variant}{draw}/rankings/{task}.parquet",
+        predictivity="results/{model}/random_label_words/{variant}{draw}/predictivity/{task}.safetensors",
+        top_neurons="results/{model}/random_label_words/{variant}{draw}/skill_neurons/{task}.json",
     log:
         "logs/{model}/random_label_words/{variant}{draw}/rankings/{task}.log",
 
 
 rule random_label_words_table:
     input:
-        rankings=lambda w: random_words_files(
-            w.model, "rankings/{task}.parquet", RANDOM_WORDS_TASKS, RANDOM_WORDS_DRAWS
-        ),
-        metrics=lambda w: random_words_files(
-            w.model,
-            "prompt_tuning/{task}/trial{trial}/metrics.json",
-            RANDOM_WORDS_TASKS,
-            RANDOM_WORDS_DRAWS,
-            RANDOM_WORDS_TRIALS,
-        ),
-        controls=lambda w: random_words_files(
+        rankings=lambda w: PLAN.random_words_files(
             w.model,
             "rankings/{task}.parquet",
-            RANDOM_WORDS_TASKS,
-            RANDOM_WORDS_DRAWS,
+            PLAN.random_words_tasks,
+            PLAN.random_words_draws,
+        ),
+        metrics=lambda w: PLAN.random_words_files(
+            w.model,
+            "prompt_tuning/{task}/trial{trial}/metrics.json",
+            PLAN.random_words_tasks,
+            PLAN.random_words_draws,
+            PLAN.random_words_trials,
+        ),
+        controls=lambda w: PLAN.random_words_files(
+            w.model,
+            "rankings/{task}.parquet",
+            PLAN.random_words_tasks,
+            PLAN.random_words_draws,
             variant="control",
         ),
         reference=expand(
-            "results/{{model}}/rankings/{task}.parquet", task=RANDOM_WORDS_TASKS
+            "results/{{model}}/rankings/{task}.parquet", task=PLAN.random_words_tasks
         ),
     output:
         **paper_outputs(PAPER_A, "random_label_words_table"),
@@ -197,8 +206,8 @@ rule random_label_words_table:
         mem_mb=2000,
         runtime=5,
     params:
-        tasks=RANDOM_WORDS_TASKS,
-        draws=len(RANDOM_WORDS_DRAWS),
+        tasks=PLAN.random_words_tasks,
+        draws=len(PLAN.random_words_draws),
         title="A-S4.4: Spearman correlation of neuron predictivity orders found with "
         "random label words (paper: 0.87)",
     script:

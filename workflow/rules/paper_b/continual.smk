@@ -2,37 +2,24 @@
 against sequential full (SeqFT) and LoRA (SeqLoRA) and per-task fine-tuning, over the
 orders of paper_b.continual (B-T5, B-F4)."""
 
-from skillneurons.paper_b.groups import continual_orders
-
-CONTINUAL = PAPER_B_CONFIG["continual"]
-CONTINUAL_ORDERS = continual_orders(PAPER_B_TASKS, CONTINUAL["orders"], list(TASKS))
-CONTINUAL_ON = bool(CONTINUAL_ORDERS)
-CONTINUAL_TASKS = list(dict.fromkeys(t for o in CONTINUAL_ORDERS.values() for t in o))
-CONTINUAL_DIR = "results/{model}/paper_b/continual"
-# One continual_training job per order and file: SeqFT, SeqLoRA, NCFT (with W-NCFT).
-CONTINUAL_FILES = ("seqft", "seqlora", "ncft")
-# Each file's training section of paper_b.continual.
-CONTINUAL_TRAINING = {"seqft": "training", "seqlora": "lora", "ncft": "neuron_training"}
+from skillneurons.paper_b.registry import PAPER_B
 
 
 localrules:
     continual_tables,
 
 
-wildcard_constraints:
-    order=names_regex(list(CONTINUAL_ORDERS) or ["none"]),
-    method="|".join(CONTINUAL_FILES),
-
-
 rule continual_training:
     input:
         model=model_files,
-        splits=lambda w: task_split_files(CONTINUAL_ORDERS[w.order]),
+        splits=lambda w: PLAN.task_split_files(PLAN.continual_orders[w.order]),
     output:
-        results=f"{CONTINUAL_DIR}/{{order}}/{{method}}.parquet",
-        metrics=f"{CONTINUAL_DIR}/{{order}}/{{method}}.json",
+        results="results/{model}/paper_b/continual/{order}/{method}.parquet",
+        metrics="results/{model}/paper_b/continual/{order}/{method}.json",
     log:
         "logs/{model}/paper_b/continual/{order}/{method}.log",
+    wildcard_constraints:
+        method=names_regex(PLAN.continual_methods),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -40,20 +27,30 @@ rule continual_training:
         mem_mb=6000,
         runtime=240,
     params:
-        model=lambda w: MODELS[w.model],
-        order=lambda w: CONTINUAL_ORDERS[w.order],
-        label_words=lambda w: {t: label_words(t) for t in CONTINUAL_ORDERS[w.order]},
-        instructions=lambda w: paper_b_instructions(CONTINUAL_ORDERS[w.order]),
-        max_length=PAPER_B_CONFIG["max_length"],
-        training=lambda w: CONTINUAL[CONTINUAL_TRAINING[w.method]],
-        freeze_embeddings=CONTINUAL["training"]["freeze_embeddings"],
-        fraction=PAPER_B_CONFIG["fraction"],
-        relevance=RELEVANCE,
-        feature_samples=CONTINUAL["feature_samples"],
-        temperature=CONTINUAL["temperature"],
-        combine=CONTINUAL["combine"],
-        batch_size=PAPER_B_CONFIG["batch_size"],
-        output_only=PAPER_B_CONFIG["parameters"] == "output_only",
+        model=lambda w: PLAN.models[w.model],
+        order=lambda w: PLAN.continual_orders[w.order],
+        label_words=lambda w: {
+            t: label_words(t) for t in PLAN.continual_orders[w.order]
+        },
+        instructions=lambda w: PLAN.instructions(PLAN.continual_orders[w.order]),
+        max_length=config["paper_b"]["max_length"],
+        # the method's training section of paper_b.continual
+        training=lambda w: config["paper_b"]["continual"][
+            {"seqft": "training", "seqlora": "lora", "ncft": "neuron_training"}[
+                w.method
+            ]
+        ],
+        freeze_embeddings=config["paper_b"]["continual"]["training"][
+            "freeze_embeddings"
+        ],
+        fraction=config["paper_b"]["fraction"],
+        relevance=config["paper_b"]["relevance"],
+        attribution_samples=config["paper_b"]["attribution_samples"],
+        feature_samples=config["paper_b"]["continual"]["feature_samples"],
+        temperature=config["paper_b"]["continual"]["temperature"],
+        combine=config["paper_b"]["continual"]["combine"],
+        batch_size=config["paper_b"]["batch_size"],
+        output_only=config["paper_b"]["parameters"] == "output_only",
         seed=config["seed"],
     script:
         "../../scripts/paper_b/continual_training.py"
@@ -62,10 +59,10 @@ rule continual_training:
 rule per_task_training:
     input:
         model=model_files,
-        splits=lambda w: task_split_files([w.task]),
+        splits=lambda w: PLAN.task_split_files([w.task]),
     output:
-        results=f"{CONTINUAL_DIR}/per_task/{{task}}.parquet",
-        metrics=f"{CONTINUAL_DIR}/per_task/{{task}}.json",
+        results="results/{model}/paper_b/continual/per_task/{task}.parquet",
+        metrics="results/{model}/paper_b/continual/per_task/{task}.json",
     log:
         "logs/{model}/paper_b/continual/per_task/{task}.log",
     conda:
@@ -75,12 +72,12 @@ rule per_task_training:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         label_words=lambda w: {w.task: label_words(w.task)},
-        instructions=lambda w: paper_b_instructions([w.task]),
-        max_length=PAPER_B_CONFIG["max_length"],
-        training=CONTINUAL["training"],
-        batch_size=PAPER_B_CONFIG["batch_size"],
+        instructions=lambda w: PLAN.instructions([w.task]),
+        max_length=config["paper_b"]["max_length"],
+        training=config["paper_b"]["continual"]["training"],
+        batch_size=config["paper_b"]["batch_size"],
         seed=config["seed"],
     script:
         "../../scripts/paper_b/per_task_training.py"
@@ -88,15 +85,7 @@ rule per_task_training:
 
 rule continual_tables:
     input:
-        trained=expand(
-            "results/{{model}}/paper_b/continual/{order}/{method}.parquet",
-            order=CONTINUAL_ORDERS,
-            method=CONTINUAL_FILES,
-        ),
-        per_task=expand(
-            "results/{{model}}/paper_b/continual/per_task/{task}.parquet",
-            task=CONTINUAL_TASKS,
-        ),
+        unpack(lambda w: PLAN.continual_files(w.model)),
     output:
         **paper_outputs(PAPER_B, "continual_tables"),
     log:
@@ -108,7 +97,7 @@ rule continual_tables:
         mem_mb=2000,
         runtime=5,
     params:
-        orders=list(CONTINUAL_ORDERS),
+        orders=list(PLAN.continual_orders),
         title="B-T5: continual learning, CL (Eq. 4, %) per order and method",
         matrix_title="B-T5 matrices: accuracy a_ij (%) of task i after stage j",
         forgetting_title="B-F4: FG_j (Eq. 5, % of per-task FT) after each stage",

@@ -1,44 +1,32 @@
 """Paper B's findings: every claim of §4-§6 and the A-vs-B claims through the findings
 engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findings)."""
 
-# The continual-learning results, when an order is configured.
-CONTINUAL_FINDINGS_INPUTS = (
-    {
-        "continual_trained": expand(
-            "results/{{model}}/paper_b/continual/{order}/{method}.parquet",
-            order=CONTINUAL_ORDERS,
-            method=CONTINUAL_FILES,
-        ),
-        "continual_per_task": expand(
-            "results/{{model}}/paper_b/continual/per_task/{task}.parquet",
-            task=CONTINUAL_TASKS,
-        ),
-    }
-    if CONTINUAL_ON
-    else {}
-)
+from skillneurons.paper_b.registry import PAPER_B
 
 
 rule findings_b:
     input:
-        unpack(overlap_neuron_files),
-        unpack(generation_findings_files),
-        unpack(generalization_files),
-        unpack(similarity_files),
-        **CONTINUAL_FINDINGS_INPUTS,
-        deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
+        unpack(lambda w: PLAN.group_neuron_files(w.model)),
+        unpack(lambda w: PLAN.generation_findings_files(w.model)),
+        unpack(lambda w: PLAN.generalization_files(w.model)),
+        unpack(lambda w: PLAN.similarity_files(w.model)),
+        unpack(lambda w: PLAN.continual_findings_files(w.model)),
+        deactivation="results/{model}/paper_b/classification/deactivation.parquet",
         training=expand(
             "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PAPER_B_TASKS,
+            task=PLAN.paper_b_tasks,
         ),
-        zero_shot=f"{PAPER_B_DIR}/zero_shot.parquet",
-        rankings=expand("results/{{model}}/rankings/{task}.parquet", task=PAPER_B_TASKS),
+        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
+        rankings=expand(
+            "results/{{model}}/rankings/{task}.parquet", task=PLAN.paper_b_tasks
+        ),
         relevances=expand(
             "results/{{model}}/paper_b/prompt_tuned_neurons/{task}.parquet",
-            task=PAPER_B_TASKS,
+            task=PLAN.paper_b_tasks,
         ),
         curves=expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet", task=PAPER_B_TASKS
+            "results/{{model}}/paper_b/comparison/{task}.parquet",
+            task=PLAN.paper_b_tasks,
         ),
     output:
         **paper_outputs(PAPER_B, "findings_b"),
@@ -51,19 +39,24 @@ rule findings_b:
         mem_mb=1000,
         runtime=10,
     params:
-        tasks=PAPER_B_TASKS,
-        fraction=PAPER_B_CONFIG["fraction"],
+        tasks=PLAN.paper_b_tasks,
+        fraction=config["paper_b"]["fraction"],
         generalization=lambda w: (
             {
-                "overlap_proportions": GENERALIZATION["overlap_proportions"],
-                "definition": GENERALIZATION["similarity"],
+                "overlap_proportions": config["paper_b"]["generalization"][
+                    "overlap_proportions"
+                ],
+                "definition": config["paper_b"]["generalization"]["similarity"],
             }
-            if generalization_groups(w.model)
+            if PLAN.groups(w.model)
             else {}
         ),
-        overlap_groups=overlap_groups,
-        continual=list(CONTINUAL_ORDERS),
-        bootstrap=BOOTSTRAP,
+        overlap_groups=lambda w: PLAN.groups(w.model),
+        continual=list(PLAN.continual_orders),
+        # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
+        resamples=config["findings"]["bootstrap"],
+        alpha=config["findings"]["alpha"],
+        seed=config["seed"],
         title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "
         "intervals)",
     script:

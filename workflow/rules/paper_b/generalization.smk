@@ -3,26 +3,7 @@ neurons (B-F2, B-F6, B-T8, B-T9..B-T11) and the similarity of task neurons' para
 (B-F3, B-T4), on the classification group of paper_b.generalization and, on the causal
 LMs of paper_b.generation.models, the generation group of paper_b.generation."""
 
-from skillneurons.paper_b.groups import task_groups
-
-GENERALIZATION = PAPER_B_CONFIG["generalization"]
-TRAIN_TASKS, TEST_TASKS = task_groups(
-    PAPER_B_TASKS,
-    TASK_TYPES,
-    GENERALIZATION["train_tasks"],
-    GENERALIZATION["test_tasks"],
-)
-# The models with at least one group (training and test tasks) run the experiments.
-GENERALIZATION_MODELS = [model for model in MODELS if generalization_groups(model)]
-GENERALIZATION_ON = bool(GENERALIZATION_MODELS)
-# B-T9's trained proportions q, named by percent in file names (q10, q30, ...).
-CONTROLLED = {f"q{round(100 * q)}": q for q in GENERALIZATION["controlled_proportions"]}
-# The configured similarity definition first, then the two B-F3 always shows: paper B's
-# cosine and the set overlap (skillneurons.paper_b.similarity).
-SIMILARITIES = list(
-    dict.fromkeys([GENERALIZATION["similarity"], "centroid", "norm_weighted_overlap"])
-)
-GENERALIZATION_DIR = "results/{model}/paper_b/generalization"
+from skillneurons.paper_b.registry import PAPER_B
 
 
 localrules:
@@ -32,24 +13,19 @@ localrules:
     similarity_outputs,
 
 
-wildcard_constraints:
-    group="cls|gen",
-    pair="(cls|gen)-(cls|gen)",
-    trained=f"group|{names_regex(TRAIN_TASKS + GENERATION_TRAIN or ['none'])}",
-    q="|".join(CONTROLLED or ["none"]),
-
-
 rule proportion_training:
     input:
         model=model_files,
-        splits=lambda w: scored_split_files(proportion_tasks(w)),
+        splits=lambda w: PLAN.scored_split_files(
+            PLAN.proportion_tasks(w.model, w.group)
+        ),
         neurons=lambda w: [
-            task_neuron_file(w.model, task)
-            for task in generalization_groups(w.model)[w.group][0]
+            PLAN.task_neuron_file(w.model, task)
+            for task in PLAN.groups(w.model)[w.group][0]
         ],
     output:
-        results=f"{GENERALIZATION_DIR}/{{group}}/proportions/{{trained}}.parquet",
-        metrics=f"{GENERALIZATION_DIR}/{{group}}/proportions/{{trained}}.json",
+        results="results/{model}/paper_b/generalization/{group}/proportions/{trained}.parquet",
+        metrics="results/{model}/paper_b/generalization/{group}/proportions/{trained}.json",
     log:
         "logs/{model}/paper_b/proportion_training/{group}/{trained}.log",
     conda:
@@ -59,14 +35,14 @@ rule proportion_training:
         mem_mb=6000,
         runtime=240,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=lambda w: scorer_params(proportion_tasks(w)),
-        train_tasks=lambda w: generalization_groups(w.model)[w.group][0],
-        test_groups=proportion_test_groups,
-        proportions=GENERALIZATION["proportions"],
-        training=GENERALIZATION["training"],
-        rate_share=GENERALIZATION["learning_rate_share"],
-        output_only=PAPER_B_CONFIG["parameters"] == "output_only",
+        model=lambda w: PLAN.models[w.model],
+        tasks=lambda w: PLAN.scorer_params(PLAN.proportion_tasks(w.model, w.group)),
+        train_tasks=lambda w: PLAN.groups(w.model)[w.group][0],
+        test_groups=lambda w: PLAN.proportion_test_groups(w.model),
+        proportions=config["paper_b"]["generalization"]["proportions"],
+        training=config["paper_b"]["generalization"]["training"],
+        rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
+        output_only=config["paper_b"]["parameters"] == "output_only",
         seed=config["seed"],
     script:
         "../../scripts/paper_b/proportion_training.py"
@@ -75,11 +51,14 @@ rule proportion_training:
 rule controlled_overlap:
     input:
         model=model_files,
-        splits=lambda w: scored_split_files(controlled_tasks(w)),
-        neurons=lambda w: [task_neuron_file(w.model, t) for t in controlled_tasks(w)],
+        splits=lambda w: PLAN.scored_split_files(PLAN.controlled_tasks(w.model, w.pair)),
+        neurons=lambda w: [
+            PLAN.task_neuron_file(w.model, t)
+            for t in PLAN.controlled_tasks(w.model, w.pair)
+        ],
     output:
-        results=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.parquet",
-        metrics=f"{GENERALIZATION_DIR}/{{pair}}/controlled/{{q}}.json",
+        results="results/{model}/paper_b/generalization/{pair}/controlled/{q}.parquet",
+        metrics="results/{model}/paper_b/generalization/{pair}/controlled/{q}.json",
     log:
         "logs/{model}/paper_b/controlled_overlap/{pair}/{q}.log",
     conda:
@@ -89,15 +68,15 @@ rule controlled_overlap:
         mem_mb=6000,
         runtime=240,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=lambda w: scorer_params(controlled_tasks(w)),
-        train_tasks=lambda w: controlled_groups(w)[0],
-        test_tasks=lambda w: controlled_groups(w)[1],
-        proportion=lambda w: CONTROLLED[w.q],
-        shares=GENERALIZATION["controlled_shares"],
-        training=GENERALIZATION["training"],
-        rate_share=GENERALIZATION["learning_rate_share"],
-        output_only=PAPER_B_CONFIG["parameters"] == "output_only",
+        model=lambda w: PLAN.models[w.model],
+        tasks=lambda w: PLAN.scorer_params(PLAN.controlled_tasks(w.model, w.pair)),
+        train_tasks=lambda w: PLAN.controlled_groups(w.model, w.pair)[0],
+        test_tasks=lambda w: PLAN.controlled_groups(w.model, w.pair)[1],
+        proportion=lambda w: PLAN.controlled[w.q],
+        shares=config["paper_b"]["generalization"]["controlled_shares"],
+        training=config["paper_b"]["generalization"]["training"],
+        rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
+        output_only=config["paper_b"]["parameters"] == "output_only",
         seed=config["seed"],
     script:
         "../../scripts/paper_b/controlled_overlap.py"
@@ -106,7 +85,9 @@ rule controlled_overlap:
 rule similarity_model:
     input:
         model=model_files,
-        splits=lambda w: scored_split_files([w.task, *similarity_tasks(w)[1]]),
+        splits=lambda w: PLAN.scored_split_files(
+            [w.task, *PLAN.similarity_tasks(w.model)[1]]
+        ),
     output:
         similarities="results/{model}/paper_b/similarity/{task}.parquet",
         scores="results/{model}/paper_b/similarity/{task}_scores.parquet",
@@ -114,7 +95,7 @@ rule similarity_model:
     log:
         "logs/{model}/paper_b/similarity_model/{task}.log",
     wildcard_constraints:
-        task=names_regex(TRAIN_TASKS + GENERATION_TRAIN or ["none"]),
+        task=names_regex(PLAN.train_tasks + PLAN.generation_train),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -122,13 +103,15 @@ rule similarity_model:
         mem_mb=8000,
         runtime=240,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=lambda w: scorer_params([w.task, *similarity_tasks(w)[1]]),
-        test_tasks=lambda w: similarity_tasks(w)[1],
-        training=GENERALIZATION["model_training"],
-        fraction=PAPER_B_CONFIG["fraction"],
-        definitions=SIMILARITIES,
-        relevance=RELEVANCE,
+        model=lambda w: PLAN.models[w.model],
+        tasks=lambda w: PLAN.scorer_params([w.task, *PLAN.similarity_tasks(w.model)[1]]),
+        test_tasks=lambda w: PLAN.similarity_tasks(w.model)[1],
+        training=config["paper_b"]["generalization"]["model_training"],
+        fraction=config["paper_b"]["fraction"],
+        definitions=PLAN.similarities,
+        relevance=config["paper_b"]["relevance"],
+        attribution_samples=config["paper_b"]["attribution_samples"],
+        batch_size=config["paper_b"]["batch_size"],
         seed=config["seed"],
     script:
         "../../scripts/paper_b/similarity_model.py"
@@ -136,9 +119,9 @@ rule similarity_model:
 
 rule proportion_tables:
     input:
-        unpack(zero_shot_files),
-        group=lambda w: generalization_files(w)["group"],
-        single=lambda w: generalization_files(w)["single"],
+        unpack(lambda w: PLAN.zero_shot_files(w.model)),
+        group=lambda w: PLAN.generalization_files(w.model)["group"],
+        single=lambda w: PLAN.generalization_files(w.model)["single"],
     output:
         **paper_outputs(PAPER_B, "proportion_tables"),
     log:
@@ -160,7 +143,7 @@ rule proportion_tables:
 
 rule overlap_table:
     input:
-        unpack(overlap_neuron_files),
+        unpack(lambda w: PLAN.group_neuron_files(w.model)),
     output:
         **paper_outputs(PAPER_B, "overlap_table"),
     log:
@@ -172,8 +155,8 @@ rule overlap_table:
         mem_mb=1000,
         runtime=5,
     params:
-        groups=overlap_groups,
-        proportions=GENERALIZATION["overlap_proportions"],
+        groups=lambda w: PLAN.groups(w.model),
+        proportions=config["paper_b"]["generalization"]["overlap_proportions"],
         title="B-T8: overlap rate (%) of the training and test tasks' neurons (Eq. 13)",
     script:
         "../../scripts/paper_b/overlap_table.py"
@@ -181,7 +164,7 @@ rule overlap_table:
 
 rule controlled_table:
     input:
-        lambda w: generalization_files(w)["controlled"],
+        lambda w: PLAN.generalization_files(w.model)["controlled"],
     output:
         **paper_outputs(PAPER_B, "controlled_table"),
     log:
@@ -202,8 +185,8 @@ rule controlled_table:
 
 rule similarity_outputs:
     input:
-        similarities=lambda w: similarity_files(w)["similarities"],
-        scores=lambda w: similarity_files(w)["similarity_scores"],
+        similarities=lambda w: PLAN.similarity_files(w.model)["similarities"],
+        scores=lambda w: PLAN.similarity_files(w.model)["similarity_scores"],
     output:
         **paper_outputs(PAPER_B, "similarity_outputs"),
     log:
@@ -215,8 +198,8 @@ rule similarity_outputs:
         mem_mb=2000,
         runtime=5,
     params:
-        definition=GENERALIZATION["similarity"],
-        groups=lambda w: generalization_groups(w.model),
+        definition=config["paper_b"]["generalization"]["similarity"],
+        groups=lambda w: PLAN.groups(w.model),
         layers_title="B-F3: similarity of the training and test tasks' neuron "
         "parameters per layer (mean over the models)",
         title="B-T4: correlation of parameter similarity with out-of-domain score",

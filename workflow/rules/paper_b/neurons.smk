@@ -1,26 +1,12 @@
-"""Paper B, part 1 (§3-§4, appendix A.4): task-specific neurons by gradient attribution;
-deactivating them in a multi-task model (B-T1, B-F5a) and training only them (B-T2,
-B-F5c); paper A's and paper B's neurons on the same prompt-tuned model (AB-T1, AB-F1).
+"""Paper B, part 1 (§3-§4, appendix A.4): task-specific neurons by gradient attribution
+(rule task_neurons, on the base model); deactivating them in a multi-task model (B-T1,
+B-F5a/b) and training only them (B-T2, B-F5c/d), one rule each for classification and
+generation tasks (through their skillneurons.paper_b.scorers.TaskScorer; {kind}:
+classification or generation); paper A's and paper B's neurons on the same
+prompt-tuned model (AB-T1, AB-F1).
 """
 
-from skillneurons.paper_b.instructions import INSTRUCTIONS
 from skillneurons.paper_b.registry import PAPER_B
-
-PAPER_B_CONFIG = config["paper_b"]
-# The tasks of paper B's experiments (null: every configured task).
-PAPER_B_TASKS = task_subset("paper_b")
-# What the attribution reads and which neurons it chooses (skillneurons.paper_b.relevance).
-RELEVANCE = {
-    "definition": PAPER_B_CONFIG["relevance"],
-    "attribution_samples": PAPER_B_CONFIG["attribution_samples"],
-    "batch_size": PAPER_B_CONFIG["batch_size"],
-}
-CHOICE = {
-    "fraction": PAPER_B_CONFIG["fraction"],
-    "per_layer": PAPER_B_CONFIG["scope"] == "per_layer",
-}
-IDENTIFY_ON = PAPER_B_CONFIG["identify_on"]
-PAPER_B_DIR = "results/{model}/paper_b"
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -33,55 +19,16 @@ localrules:
     figure_comparison,
 
 
-rule multitask_deactivation:
+rule task_neurons:
     input:
         model=model_files,
-        splits=task_split_files(PAPER_B_TASKS),
-        base_neurons=(
-            expand("results/{{model}}/task_neurons/{task}.parquet", task=PAPER_B_TASKS)
-            if IDENTIFY_ON["deactivation"] == "base"
-            else []
-        ),
+        splits=lambda w: PLAN.scored_split_files([w.task]),
     output:
-        results=f"{PAPER_B_DIR}/deactivation.parquet",
-        metrics=f"{PAPER_B_DIR}/multitask.json",
-        neurons=expand(
-            "results/{{model}}/paper_b/multitask_neurons/{task}.parquet",
-            task=PAPER_B_TASKS,
-        ),
+        "results/{model}/task_neurons/{task}.parquet",
     log:
-        "logs/{model}/paper_b/multitask_deactivation.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=240,
-    params:
-        model=lambda w: MODELS[w.model],
-        tasks=PAPER_B_TASKS,
-        label_words={task: label_words(task) for task in PAPER_B_TASKS},
-        instructions=paper_b_instructions(PAPER_B_TASKS),
-        max_length=PAPER_B_CONFIG["max_length"],
-        training=PAPER_B_CONFIG["multitask"],
-        relevance=RELEVANCE,
-        choice=CHOICE,
-        random_draws=PAPER_B_CONFIG["random_draws"],
-        by=PAPER_B_CONFIG["deactivation"],
-        identify_on=IDENTIFY_ON["deactivation"],
-        seed=config["seed"],
-    script:
-        "../../scripts/paper_b/multitask_deactivation.py"
-
-
-rule zero_shot:
-    input:
-        model=model_files,
-        tests=task_split_files(PAPER_B_TASKS, ["test"]),
-    output:
-        f"{PAPER_B_DIR}/zero_shot.parquet",
-    log:
-        "logs/{model}/paper_b/zero_shot.log",
+        "logs/{model}/task_neurons/{task}.log",
+    wildcard_constraints:
+        task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -89,12 +36,75 @@ rule zero_shot:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=PAPER_B_TASKS,
-        label_words={task: label_words(task) for task in PAPER_B_TASKS},
-        instructions=paper_b_instructions(PAPER_B_TASKS),
-        max_length=PAPER_B_CONFIG["max_length"],
-        batch_size=PAPER_B_CONFIG["batch_size"],
+        model=lambda w: PLAN.models[w.model],
+        scorer=lambda w: PLAN.scorer_params([w.task]),
+        relevance=config["paper_b"]["relevance"],
+        attribution_samples=config["paper_b"]["attribution_samples"],
+        batch_size=config["paper_b"]["batch_size"],
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_b/task_neurons.py"
+
+
+rule deactivation:
+    input:
+        model=model_files,
+        splits=lambda w: PLAN.scored_split_files(PLAN.part_one_tasks(w.kind)),
+        base_neurons=lambda w: (
+            [PLAN.task_neuron_file(w.model, t) for t in PLAN.part_one_tasks(w.kind)]
+            if config["paper_b"]["identify_on"]["deactivation"] == "base"
+            else []
+        ),
+    output:
+        results="results/{model}/paper_b/{kind}/deactivation.parquet",
+        metrics="results/{model}/paper_b/{kind}/multitask.json",
+        neurons="results/{model}/paper_b/{kind}/multitask_neurons.parquet",
+    log:
+        "logs/{model}/paper_b/{kind}/deactivation.log",
+    wildcard_constraints:
+        kind="classification|generation",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=lambda w: 480 if w.kind == "generation" else 240,
+    params:
+        model=lambda w: PLAN.models[w.model],
+        scorers=lambda w: PLAN.scorer_params(PLAN.part_one_tasks(w.kind)),
+        training=lambda w: PLAN.part_one_training(w.kind, "multitask"),
+        relevance=config["paper_b"]["relevance"],
+        attribution_samples=config["paper_b"]["attribution_samples"],
+        batch_size=config["paper_b"]["batch_size"],
+        fraction=config["paper_b"]["fraction"],
+        scope=config["paper_b"]["scope"],
+        random_draws=config["paper_b"]["random_draws"],
+        by=config["paper_b"]["deactivation"],
+        identify_on=config["paper_b"]["identify_on"]["deactivation"],
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_b/deactivation.py"
+
+
+rule zero_shot:
+    input:
+        model=model_files,
+        splits=lambda w: PLAN.scored_split_files(PLAN.part_one_tasks(w.kind)),
+    output:
+        "results/{model}/paper_b/{kind}/zero_shot.parquet",
+    log:
+        "logs/{model}/paper_b/{kind}/zero_shot.log",
+    wildcard_constraints:
+        kind="classification|generation",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        model=lambda w: PLAN.models[w.model],
+        scorers=lambda w: PLAN.scorer_params(PLAN.part_one_tasks(w.kind)),
     script:
         "../../scripts/paper_b/zero_shot.py"
 
@@ -102,18 +112,21 @@ rule zero_shot:
 rule neuron_training:
     input:
         model=model_files,
-        splits=task_split_files(PAPER_B_TASKS),
-        multitask_neurons=(
-            f"{PAPER_B_DIR}/multitask_neurons/{{task}}.parquet"
-            if IDENTIFY_ON["training"] == "multitask"
-            else []
+        splits=lambda w: PLAN.scored_split_files(
+            PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
+        ),
+        neurons=lambda w: (
+            f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/multitask_neurons.parquet"
+            if config["paper_b"]["identify_on"]["training"] == "multitask"
+            else PLAN.task_neuron_file(w.model, w.task)
         ),
     output:
-        results=f"{PAPER_B_DIR}/neuron_training/{{task}}.parquet",
-        metrics=f"{PAPER_B_DIR}/neuron_training/{{task}}.json",
-        neurons="results/{model}/task_neurons/{task}.parquet",
+        results="results/{model}/paper_b/neuron_training/{task}.parquet",
+        metrics="results/{model}/paper_b/neuron_training/{task}.json",
     log:
         "logs/{model}/paper_b/neuron_training/{task}.log",
+    wildcard_constraints:
+        task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -121,17 +134,18 @@ rule neuron_training:
         mem_mb=6000,
         runtime=240,
     params:
-        model=lambda w: MODELS[w.model],
-        tasks=PAPER_B_TASKS,
-        label_words={task: label_words(task) for task in PAPER_B_TASKS},
-        instructions=paper_b_instructions(PAPER_B_TASKS),
-        max_length=PAPER_B_CONFIG["max_length"],
-        training=PAPER_B_CONFIG["neuron_training"],
-        relevance=RELEVANCE,
-        choice=CHOICE,
-        random_draws=PAPER_B_CONFIG["random_draws"],
-        identify_on=IDENTIFY_ON["training"],
-        output_only=PAPER_B_CONFIG["parameters"] == "output_only",
+        model=lambda w: PLAN.models[w.model],
+        scorers=lambda w: PLAN.scorer_params(
+            PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
+        ),
+        training=lambda w: PLAN.part_one_training(
+            PLAN.part_one_kind(w.task), "neuron_training"
+        ),
+        fraction=config["paper_b"]["fraction"],
+        scope=config["paper_b"]["scope"],
+        random_draws=config["paper_b"]["random_draws"],
+        identify_on=config["paper_b"]["identify_on"]["training"],
+        parameters=config["paper_b"]["parameters"],
         seed=config["seed"],
     script:
         "../../scripts/paper_b/neuron_training.py"
@@ -146,9 +160,9 @@ rule comparison:
         train="data/splits/{task}/train.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        curves=f"{PAPER_B_DIR}/comparison/{{task}}.parquet",
-        agreement=f"{PAPER_B_DIR}/comparison/{{task}}.json",
-        neurons=f"{PAPER_B_DIR}/prompt_tuned_neurons/{{task}}.parquet",
+        curves="results/{model}/paper_b/comparison/{task}.parquet",
+        agreement="results/{model}/paper_b/comparison/{task}.json",
+        neurons="results/{model}/paper_b/prompt_tuned_neurons/{task}.parquet",
     log:
         "logs/{model}/paper_b/comparison/{task}.log",
     conda:
@@ -158,13 +172,15 @@ rule comparison:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         max_length=config["prompt_tuning"]["max_length"],
-        relevance=RELEVANCE,
-        fraction=PAPER_B_CONFIG["fraction"],
+        relevance=config["paper_b"]["relevance"],
+        attribution_samples=config["paper_b"]["attribution_samples"],
+        batch_size=config["paper_b"]["batch_size"],
+        fraction=config["paper_b"]["fraction"],
         rates=config["perturbation"]["rates"],
-        settings=comparison_settings(),
-        random_orders=PAPER_B_CONFIG["comparison"]["random_orders"],
+        settings=PLAN.comparison_settings(),
+        layer_matched_orders=config["paper_b"]["comparison"]["layer_matched_orders"],
         test_samples=config["perturbation"]["test_samples"],
         seed=config["seed"],
     script:
@@ -173,7 +189,7 @@ rule comparison:
 
 rule deactivation_table:
     input:
-        f"{PAPER_B_DIR}/deactivation.parquet",
+        "results/{model}/paper_b/classification/deactivation.parquet",
     output:
         **paper_outputs(PAPER_B, "deactivation_table"),
     log:
@@ -195,9 +211,9 @@ rule training_table:
     input:
         training=expand(
             "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PAPER_B_TASKS,
+            task=PLAN.paper_b_tasks,
         ),
-        zero_shot=f"{PAPER_B_DIR}/zero_shot.parquet",
+        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "training_table"),
     log:
@@ -216,12 +232,12 @@ rule training_table:
 
 rule figure_task_specificity:
     input:
-        deactivation=f"{PAPER_B_DIR}/deactivation.parquet",
+        deactivation="results/{model}/paper_b/classification/deactivation.parquet",
         training=expand(
             "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PAPER_B_TASKS,
+            task=PLAN.paper_b_tasks,
         ),
-        zero_shot=f"{PAPER_B_DIR}/zero_shot.parquet",
+        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "figure_task_specificity"),
     log:
@@ -233,7 +249,9 @@ rule figure_task_specificity:
         mem_mb=2000,
         runtime=5,
     params:
-        task_types=TASK_TYPES,
+        task_types=PLAN.task_types,
+        panels=["a", "c"],
+        measure="",
         title="B-F5: how much a task's neurons matter for each task (points)",
     script:
         "../../scripts/paper_b/figure_task_specificity.py"
@@ -242,10 +260,11 @@ rule figure_task_specificity:
 rule comparison_table:
     input:
         agreements=expand(
-            "results/{{model}}/paper_b/comparison/{task}.json", task=PAPER_B_TASKS
+            "results/{{model}}/paper_b/comparison/{task}.json", task=PLAN.paper_b_tasks
         ),
         curves=expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet", task=PAPER_B_TASKS
+            "results/{{model}}/paper_b/comparison/{task}.parquet",
+            task=PLAN.paper_b_tasks,
         ),
     output:
         **paper_outputs(PAPER_B, "comparison_table"),
@@ -258,7 +277,7 @@ rule comparison_table:
         mem_mb=1000,
         runtime=5,
     params:
-        tasks=PAPER_B_TASKS,
+        tasks=PLAN.paper_b_tasks,
         title="AB-T1: paper A's skill neurons vs paper B's task neurons on the "
         "prompt-tuned model",
     script:
@@ -268,7 +287,8 @@ rule comparison_table:
 rule figure_comparison:
     input:
         expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet", task=PAPER_B_TASKS
+            "results/{{model}}/paper_b/comparison/{task}.parquet",
+            task=PLAN.paper_b_tasks,
         ),
     output:
         **paper_outputs(PAPER_B, "figure_comparison"),
@@ -281,8 +301,8 @@ rule figure_comparison:
         mem_mb=2000,
         runtime=5,
     params:
-        tasks=PAPER_B_TASKS,
-        kind=PAPER_B_CONFIG["comparison"]["kind"],
+        tasks=PLAN.paper_b_tasks,
+        kind=config["paper_b"]["comparison"]["kind"],
         title="AB-F1: accuracy as neurons are deactivated (or perturbed) in paper A's "
         "and paper B's orders and layer-matched random ones",
     script:

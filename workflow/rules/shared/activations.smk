@@ -24,7 +24,7 @@ rule dump_activations:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: MODELS[w.model],
+        model=lambda w: PLAN.models[w.model],
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["activations"]["batch_size"],
         baseline_samples=config["activations"]["baseline_samples"],

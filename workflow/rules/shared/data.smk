@@ -19,7 +19,7 @@ rule download:
     log:
         "logs/data/download/{task}.log",
     wildcard_constraints:
-        task=names_regex(tasks_from("hub")),
+        task=names_regex(PLAN.tasks_from("hub")),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -41,7 +41,7 @@ rule synthesize:
     log:
         "logs/data/synthesize/{task}.log",
     wildcard_constraints:
-        task=names_regex(tasks_from("synthetic")),
+        task=names_regex(PLAN.tasks_from("synthetic")),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -52,7 +52,7 @@ rule synthesize:
         definition=None,
         seed=config["seed"],
         synthetic_sizes={
-            split: config["synthetic"][f"{split}_size"] for split in SPLITS
+            split: config["synthetic"][f"{split}_size"] for split in PLAN.splits
         },
         label_noise=config["synthetic"]["label_noise"],
     script:
@@ -67,7 +67,7 @@ rule import_task_file:
     log:
         "logs/data/import_task_file/{task}.log",
     wildcard_constraints:
-        task=names_regex(tasks_from("file")),
+        task=names_regex(PLAN.tasks_from("file")),
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -84,7 +84,7 @@ rule split:
     input:
         "data/raw/{task}.parquet",
     output:
-        expand("data/splits/{{task}}/{split}.parquet", split=SPLITS),
+        expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
     log:
         "logs/data/split/{task}.log",
     conda:

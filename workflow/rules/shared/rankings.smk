@@ -6,18 +6,22 @@ task-specific neurons with these rankings."""
 rule rank_neurons:
     input:
         dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: subtask_files(w.task, "dev"),
-        baselines=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/baseline.safetensors"
+        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
         ),
-        dev_dumps=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/dev.parquet"
+        dev_dumps=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
+            trial=PLAN.trials,
         ),
-        dev_input_dumps=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/dev_input.parquet"
+        dev_input_dumps=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev_input.parquet",
+            trial=PLAN.trials,
         ),
-        test_dumps=lambda w: trial_files(
-            w, "activations/{task}/trial{trial}/test.parquet"
+        test_dumps=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/test.parquet",
+            trial=PLAN.trials,
         ),
     output:
         ranking="results/{model}/rankings/{task}.parquet",

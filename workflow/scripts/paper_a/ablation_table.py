@@ -9,10 +9,11 @@ from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
-    settings = BootstrapSettings(**snakemake.params.bootstrap)
+    params = snakemake.params
+    settings = BootstrapSettings(resamples=params.resamples, alpha=params.alpha, seed=params.seed)
     table = pd.concat(
         [
-            ablation_table(pd.read_parquet(path), snakemake.params.settings, settings)
+            ablation_table(pd.read_parquet(path), params.settings, settings)
             for path in snakemake.input
         ],
         ignore_index=True,

@@ -29,6 +29,15 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         )
         classifier.to(device)
         result = control_skill_neuron_accuracy(
-            loaded, classifier, splits, groups, **params.evaluation, task=wildcards.task
+            loaded,
+            classifier,
+            splits,
+            groups,
+            max_length=params.max_length,
+            batch_size=params.batch_size,
+            baseline_samples=params.baseline_samples,
+            max_samples=params.max_samples,
+            subset_seed=params.subset_seed,
+            task=wildcards.task,
         )
         write_json(output, {**dict(wildcards.items()), "control": control, **result})

@@ -4,7 +4,7 @@ task, every source order) and A-F15 (own predictivity order vs random vs the
 selectivity index)."""
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.curve_table import own_order_view, read_curves
+from skillneurons.neurons.perturbation.curve_table import own_order_view, read_curves
 from skillneurons.reporting.figures import perturbation_curves_figure, save_figure
 from skillneurons.reporting.stats import curve_statistics
 

@@ -33,7 +33,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             for method in params.methods
         },
         task_types=params.task_types,
-        settings=BootstrapSettings(**params.bootstrap),
+        settings=BootstrapSettings(
+            resamples=params.resamples, alpha=params.alpha, seed=params.seed
+        ),
     )
     write_frame(
         snakemake.output.csv,

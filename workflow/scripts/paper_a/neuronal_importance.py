@@ -3,7 +3,7 @@ evaluation task (paper A, §4.3, Figure 6) as a table, its per-evaluation-task s
 and the heatmap."""
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.curve_table import read_curves
+from skillneurons.neurons.perturbation.curve_table import read_curves
 from skillneurons.paper_a.importance import importance_summary, neuronal_importance
 from skillneurons.reporting.figures import importance_heatmap, save_figure
 from skillneurons.reporting.tables import write_frame

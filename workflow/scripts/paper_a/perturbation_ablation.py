@@ -8,9 +8,9 @@ from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
-from skillneurons.neurons.perturbation import prompt_tuned_trials
+from skillneurons.neurons.perturbation.files import prompt_tuned_trials
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.ablation import ABLATION_OPTIONS, write_ablation_file
+from skillneurons.paper_a.ablation import write_ablation_file
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, wildcards = snakemake.input, snakemake.params, snakemake.wildcards
@@ -27,5 +27,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         Ranking.from_parquet(inputs.ranking),
         {"model": wildcards.model, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
-        **{option: getattr(params, option) for option in ABLATION_OPTIONS},
+        settings=params.settings,
+        base=params.base,
+        rates=params.rates,
+        layer_matched_orders=params.layer_matched_orders,
+        batch_size=params.batch_size,
     )

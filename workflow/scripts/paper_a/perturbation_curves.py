@@ -9,7 +9,7 @@ from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
-from skillneurons.neurons import perturbation
+from skillneurons.neurons.perturbation.files import prompt_tuned_trials, write_perturbation_file
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.neurons.selectivity import read_selectivity
 
@@ -19,15 +19,20 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     test = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.subset_seed)
     split = encode_frame(loaded, test, params.max_length)
-    trials = perturbation.prompt_tuned_trials(
+    trials = prompt_tuned_trials(
         loaded, split, inputs.prompts, inputs.baselines, params.trials, params.seeds
     )
-    perturbation.write_perturbation_file(
+    write_perturbation_file(
         snakemake.output[0],
         trials,
         rankings,
         read_selectivity(inputs.selectivity),
         {"model": wildcards.model, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
-        **{option: getattr(params, option) for option in perturbation.CURVE_OPTIONS},
+        rates=params.rates,
+        settings=params.settings,
+        layer_matched_orders=params.layer_matched_orders,
+        uniform_orders=params.uniform_orders,
+        scope=params.scope,
+        batch_size=params.batch_size,
     )

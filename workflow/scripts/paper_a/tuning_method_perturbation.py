@@ -7,7 +7,7 @@ from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
 from skillneurons.infra.device import configure_torch
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.perturbation import CURVE_OPTIONS, write_perturbation_file
+from skillneurons.neurons.perturbation.files import write_perturbation_file
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.tuning_methods import method_trials
 
@@ -36,5 +36,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         None,
         {"model": wildcards.model, "method": wildcards.method, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
-        **{option: getattr(params, option) for option in CURVE_OPTIONS},
+        rates=params.rates,
+        settings=params.settings,
+        layer_matched_orders=params.layer_matched_orders,
+        uniform_orders=params.uniform_orders,
+        scope=params.scope,
+        batch_size=params.batch_size,
     )

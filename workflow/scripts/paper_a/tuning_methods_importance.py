@@ -2,7 +2,7 @@
 adapter and BitFit models, averaged over both methods (paper A, §5, Figure 8)."""
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.curve_table import read_curves
+from skillneurons.neurons.perturbation.curve_table import read_curves
 from skillneurons.paper_a.importance import neuronal_importance
 from skillneurons.paper_a.tuning_methods import average_importance
 from skillneurons.reporting.figures import importance_heatmap, save_figure

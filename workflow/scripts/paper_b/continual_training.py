@@ -42,17 +42,18 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             )  # fmt: skip
             for task in order
         }
-        relevance = {
-            "batch_size": params.relevance["batch_size"],
-            "definition": params.relevance["definition"],
-            "max_samples": params.relevance["attribution_samples"],
-            "seed": params.seed,
-        }
+        ncft = continual.NcftSettings(
+            fraction=params.fraction,
+            relevance=params.relevance,
+            attribution_samples=params.attribution_samples,
+            seed=params.seed,
+            output_only=params.output_only,
+            temperature=params.temperature,
+            combine=params.combine,
+        )
         results, metrics = continual.neuron_level_fine_tuning(
-            loaded, heads, encoded, order, training, fraction=params.fraction,
-            relevance=relevance, seed=params.seed, features=features,
-            temperature=params.temperature, combine=params.combine,
-            batch_size=params.batch_size, output_only=params.output_only,
+            loaded, heads, encoded, order, training, ncft, features=features,
+            batch_size=params.batch_size,
         )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "order": snakemake.wildcards.order}
     write_frame_parquet(output.results, results, {**identity, "tasks": order})

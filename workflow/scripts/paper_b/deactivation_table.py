@@ -1,5 +1,6 @@
-"""Rule deactivation_table: Table B-T1 (B-T6 with Bloom): per task, the multi-task model's
-accuracy as trained, with random neurons and with the task's neurons deactivated."""
+"""Rules deactivation_table and generation_deactivation_table: Table B-T1 (B-T6 with
+Bloom) and its generation rows: per task, the multi-task model's score (accuracy, or
+ROUGE-L) as trained, with random neurons and with the task's neurons deactivated."""
 
 import pandas as pd
 

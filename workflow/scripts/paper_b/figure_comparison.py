@@ -2,7 +2,7 @@
 in paper A's order, paper B's order and layer-matched random orders of each."""
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.curve_table import read_curves
+from skillneurons.neurons.perturbation.curve_table import read_curves
 from skillneurons.reporting.figures import perturbation_curves_figure, save_figure
 from skillneurons.reporting.stats import curve_statistics
 

@@ -1,8 +1,9 @@
-"""Rule figure_task_specificity: Figure B-F5 (paper B, appendix A.4): the drop of every
-task's accuracy when each task's neurons are deactivated in the multi-task model (a),
-its change over zero-shot when each task's neurons are trained (c), and, as (c)'s
-control (ours), when layer-matched random neurons are trained on each task (mean over
-the random draws)."""
+"""Rules figure_task_specificity and figure_generation_specificity: Figure B-F5 (paper B,
+appendix A.4), for the classification tasks (panels a and c) or the generation tasks
+(b and d, ROUGE-L): the drop of every task's score when each task's neurons are
+deactivated in the multi-task model, its change over zero-shot when each task's
+neurons are trained, and, as the control (ours), when layer-matched random neurons are
+trained on each task (mean over the random draws)."""
 
 import pandas as pd
 
@@ -16,20 +17,23 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     deactivation = pd.read_parquet(inputs.deactivation)
     training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
     zero_shot = reference_scores(pd.read_parquet(inputs.zero_shot), "zero_shot")
+    (off, on), measure = params.panels, params.measure
     matrices = {
-        "(a) drop when the row's neurons are deactivated": effect_matrix(
+        f"({off}) {measure}drop when the row's neurons are deactivated": effect_matrix(
             deactivation, reference_scores(deactivation, "original"), sign=-1.0
         ),
-        "(c) gain over zero-shot when the row's neurons are trained": effect_matrix(
-            training, zero_shot
+        f"({on}) {measure}gain over zero-shot when the row's neurons are trained": (
+            effect_matrix(training, zero_shot)
         ),
-        "(c, control) gain when random neurons are trained instead": effect_matrix(
-            training, zero_shot, condition="random"
+        f"({on}, control) {measure}gain when random neurons are trained instead": (
+            effect_matrix(training, zero_shot, condition="random")
         ),
     }
-    (a_title, drop), (c_title, gain), (r_title, random) = matrices.items()
-    write_frame(output.deactivation_csv, output.deactivation_md, drop, f"B-F5a: {a_title}", ".1f")
-    write_frame(output.training_csv, output.training_md, gain, f"B-F5c: {c_title}", ".1f")
-    write_frame(output.random_csv, output.random_md, random, f"B-F5c: {r_title}", ".1f")
+    (off_title, drop), (on_title, gain), (r_title, random) = matrices.items()
+    write_frame(
+        output.deactivation_csv, output.deactivation_md, drop, f"B-F5{off}: {off_title}", ".1f"
+    )
+    write_frame(output.training_csv, output.training_md, gain, f"B-F5{on}: {on_title}", ".1f")
+    write_frame(output.random_csv, output.random_md, random, f"B-F5{on}: {r_title}", ".1f")
     figure = effect_heatmaps(matrices, params.task_types, params.title)
     save_figure(figure, output.png, output.pdf)

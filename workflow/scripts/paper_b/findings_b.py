@@ -28,7 +28,7 @@ def frames(paths) -> pd.DataFrame:
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
-    settings = BootstrapSettings(**params.bootstrap)
+    settings = BootstrapSettings(resamples=params.resamples, alpha=params.alpha, seed=params.seed)
     more = []
     if params.generalization:
         group = params.generalization
@@ -82,7 +82,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         generation=(
             {
                 "deactivation": pd.read_parquet(inputs.generation_deactivation),
-                "training": frames(inputs.generation_training),
+                "training": frames([*inputs.generation_training, inputs.generation_zero_shot]),
             }
             if "generation_training" in inputs.keys()
             else None

@@ -2,7 +2,7 @@
 ``target``) from its synthetic twin, the Hub or a local copy (paper B, Table 3), a
 downloaded one cut to paper_b.generation.max_samples."""
 
-from skillneurons.data.generation import (
+from skillneurons.data.generation_splits import (
     cap_splits,
     generation_spec,
     generation_splits,

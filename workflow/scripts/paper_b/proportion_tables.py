@@ -21,7 +21,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     if "zero_shot" in inputs.keys():
         zero_shot |= reference_scores(frames(inputs.zero_shot), "zero_shot")
     if "generation_zero_shot" in inputs.keys():
-        zero_shot |= reference_scores(frames(inputs.generation_zero_shot), "zero_shot", "rouge_l")
+        zero_shot |= reference_scores(frames(inputs.generation_zero_shot), "zero_shot")
     together = frames(inputs.group)
     group = proportion_table(together, zero_shot)
     sweeps = with_single_task_groups(together, map(pd.read_parquet, inputs.single))

@@ -14,12 +14,17 @@ relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
     task = snakemake.wildcards.task
+    relevance = {
+        "definition": params.relevance,
+        "attribution_samples": params.attribution_samples,
+        "batch_size": params.batch_size,
+    }
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     similarities, scores, metrics = model_similarity(
         loaded, task_scorers(loaded, inputs.splits, params.tasks), task, params.test_tasks,
         TrainingSettings.from_config(params.training, params.seed),
         freeze_embeddings=params.training["freeze_embeddings"], fraction=params.fraction,
-        definitions=params.definitions, relevance=params.relevance, seed=params.seed,
+        definitions=params.definitions, relevance=relevance, seed=params.seed,
     )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "trained": task}
     write_frame_parquet(output.similarities, similarities.assign(trained=task), identity)

@@ -1,4 +1,5 @@
-"""Rule training_table: Table B-T2 (B-T7 with Bloom): per task, zero-shot accuracy, after
+"""Rules training_table and generation_training_table: Table B-T2 (B-T7 with Bloom) and
+its generation rows: per task, the zero-shot score (accuracy, or ROUGE-L), after
 training random neurons and after training the task's neurons only."""
 
 import pandas as pd

@@ -10,7 +10,7 @@ instead of replicating them (accelerate's FSDP, which runs on GPUs only). Snakem
 starts the script as one process; with a world size above one, :func:`relaunch_if_parallel`
 starts the same script again under ``torchrun`` (``torch.distributed.run``) with that
 many processes, writes their output to the job's log and exits with their status. The
-processes then train together (:class:`skillneurons.models.distributed.DataParallel`,
+processes then train together (:class:`skillneurons.models.distributed.Processes`,
 through accelerate), compute the same results, and only the main one writes the outputs
 (:func:`writes_outputs`, used by every writer of :mod:`skillneurons.infra.io`).
 

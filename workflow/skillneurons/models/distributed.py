@@ -1,14 +1,15 @@
 """Data-parallel training across processes, through accelerate (paper B's 7B training).
 
-A job started as one process (``python``, Snakemake's ``script:``) trains as it always
-did and nothing here is used. A job started by ``accelerate launch`` (or ``torchrun``)
-with a world size above one trains under :class:`DataParallel`:
-:meth:`accelerate.Accelerator.prepare` wraps the model and optimizer (DDP, or FSDP when
-the launch config asks for it: ``accelerate launch --use_fsdp``), and every process
-takes its share of each batch's rows. Each process's loss is the mean over its share,
-and the all-reduce averages the shares' gradients, so with equal shares every step
-moves the parameters as one process training on the whole batch would (up to
-floating-point summation order). On a CPU-only machine the processes talk over gloo.
+:meth:`DataParallel.from_environment` says how a job's trainings share their steps. A
+job started as one process (``python``, Snakemake's ``script:``) gets
+:class:`OneProcess`: the model is trained as it is, on whole batches. A job started by
+``accelerate launch`` (or ``torchrun``) with a world size above one gets
+:class:`Processes`: :meth:`accelerate.Accelerator.prepare` wraps the model and optimizer
+(DDP, or FSDP when the launch config asks for it: ``accelerate launch --use_fsdp``),
+and every process takes its share of each batch's rows. Each process's loss is the mean
+over its share, and the all-reduce averages the shares' gradients, so with equal shares
+every step moves the parameters as one process training on the whole batch would (up
+to floating-point summation order). On a CPU-only machine the processes talk over gloo.
 
 With FSDP (``ACCELERATE_USE_FSDP``, set by skillneurons.infra.launch for ``fsdp: 1``)
 each training shards a **replica** of the model instead of the model itself: the
@@ -25,7 +26,9 @@ the model per GPU beside the shards.
 from __future__ import annotations
 
 import copy
+import logging
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +36,8 @@ import torch
 from torch.distributed.tensor import DTensor
 
 from skillneurons.models.sites import UnsupportedModelError, ffn_sites
+
+LOG = logging.getLogger(__name__)
 
 
 def transformer_blocks(model: torch.nn.Module | None) -> list[str]:
@@ -49,18 +54,22 @@ def launched_processes() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
 
 
-@dataclass
-class DataParallel:
-    """The processes of one launched job (an :class:`accelerate.Accelerator`)."""
+class DataParallel(ABC):
+    """How the processes of one job share a training's steps
+    (:func:`skillneurons.models.training.train`): :class:`OneProcess` or
+    :class:`Processes`, whichever :meth:`from_environment` finds."""
 
-    accelerator: object
+    processes: int
+    sharded: bool
+    is_main: bool
 
-    @classmethod
-    def from_environment(cls, model: torch.nn.Module | None = None) -> DataParallel | None:
-        """The job's processes when launched with more than one, else None. With FSDP
-        asked for, ``model``'s Transformer blocks are its units."""
+    @staticmethod
+    def from_environment(model: torch.nn.Module | None = None) -> DataParallel:
+        """The job's processes: :class:`Processes` when launched with more than one,
+        else :class:`OneProcess`. With FSDP asked for, ``model``'s Transformer blocks
+        are its units."""
         if launched_processes() <= 1:
-            return None
+            return OneProcess()
         from accelerate import Accelerator
         from accelerate.utils import DistributedDataParallelKwargs, FullyShardedDataParallelPlugin
 
@@ -75,11 +84,89 @@ class DataParallel:
         # Some trainable parameters take no part in a step's loss (a pooler, another
         # task's label words): DDP must not wait for their gradients.
         unused = DistributedDataParallelKwargs(find_unused_parameters=True)
-        return cls(
+        return Processes(
             Accelerator(
                 cpu=not torch.cuda.is_available(), kwargs_handlers=[unused], fsdp_plugin=fsdp
             )
         )
+
+    def check_batch_size(self, batch_size: int) -> None:
+        """Refuse a batch that cannot be shared equally (unequal shares would weight
+        the rows of the smaller one more)."""
+        if batch_size % self.processes:
+            raise ValueError(
+                f"batch size {batch_size} does not split evenly over {self.processes} "
+                f"processes; set the training batch_size to a multiple of {self.processes}"
+            )
+
+    @abstractmethod
+    def prepare(
+        self, model: torch.nn.Module, learning_rate: float, adam=torch.optim.Adam
+    ) -> tuple[torch.nn.Module, torch.nn.Module, torch.optim.Optimizer, torch.device]:
+        """``(stepped, trained, optimizer, device)``: the module the steps call, the
+        module whose parameters the optimizer changes, ``adam`` (the optimizer class:
+        Adam, or :class:`skillneurons.models.neuron_deltas.MaskedAdam` for tasks
+        trained together) over those parameters, and the device of the batches."""
+
+    @abstractmethod
+    def share(self, rows: Sequence[int]) -> Sequence[int]:
+        """This process's rows of a batch."""
+
+    @abstractmethod
+    def backward(self, loss: torch.Tensor) -> None:
+        """Back-propagate this process's loss into the trained parameters' gradients."""
+
+    @abstractmethod
+    def reduce(self, loss: torch.Tensor) -> torch.Tensor:
+        """The whole batch's loss from this process's."""
+
+    @abstractmethod
+    def gather(self, trained: torch.nn.Module, model: torch.nn.Module) -> None:
+        """Bring the trained values into ``model`` (before each evaluation)."""
+
+    @abstractmethod
+    def release(self) -> None:
+        """Free what :meth:`prepare` made for a training, at its end."""
+
+
+class OneProcess(DataParallel):
+    """A job of one process: it trains ``model`` itself, on whole batches."""
+
+    processes = 1
+    sharded = False
+    is_main = True
+
+    def prepare(
+        self, model: torch.nn.Module, learning_rate: float, adam=torch.optim.Adam
+    ) -> tuple[torch.nn.Module, torch.nn.Module, torch.optim.Optimizer, torch.device]:
+        """``model`` stepped and trained in place; batches on the device of its first
+        trainable parameter."""
+        parameters = [p for p in model.parameters() if p.requires_grad]
+        return model, model, adam(parameters, lr=learning_rate), parameters[0].device
+
+    def share(self, rows: Sequence[int]) -> Sequence[int]:
+        """The whole batch."""
+        return rows
+
+    def backward(self, loss: torch.Tensor) -> None:
+        loss.backward()
+
+    def reduce(self, loss: torch.Tensor) -> torch.Tensor:
+        """The batch's loss: this process's."""
+        return loss
+
+    def gather(self, trained: torch.nn.Module, model: torch.nn.Module) -> None:
+        """Nothing: ``model`` is the trained module."""
+
+    def release(self) -> None:
+        """Nothing: no process holds a replica."""
+
+
+@dataclass
+class Processes(DataParallel):
+    """The processes of one launched job (an :class:`accelerate.Accelerator`)."""
+
+    accelerator: object
 
     @property
     def processes(self) -> int:
@@ -91,22 +178,34 @@ class DataParallel:
         return str(self.accelerator.distributed_type).endswith("FSDP")
 
     @property
-    def sharding(self) -> str:
-        return "sharded with FSDP" if self.sharded else "replicated (DDP)"
+    def is_main(self) -> bool:
+        """Whether this process writes the job's outputs (the others compute the same)."""
+        return self.accelerator.is_main_process
 
     def prepare(
         self, model: torch.nn.Module, learning_rate: float, adam=torch.optim.Adam
-    ) -> tuple[torch.nn.Module, torch.nn.Module, torch.optim.Optimizer]:
-        """``(stepped, trained, optimizer)``: the module the steps call (DDP's wrapper
-        of ``model``; with FSDP a sharded replica), the module whose parameters Adam
-        changes (``model``; the replica), and ``adam`` (the optimizer class: Adam, or
-        :class:`skillneurons.models.neuron_deltas.MaskedAdam` for tasks trained
-        together) over its trainable parameters."""
+    ) -> tuple[torch.nn.Module, torch.nn.Module, torch.optim.Optimizer, torch.device]:
+        """Stepped: DDP's wrapper of ``model`` (with FSDP a sharded replica); trained:
+        ``model`` (the replica); batches on the accelerator's device."""
+        sharding = "sharded with FSDP" if self.sharded else "replicated (DDP)"
+        LOG.info("training on %d processes, the model %s", self.processes, sharding)
         trained = copy.deepcopy(model) if self.sharded else model
         parameters = [p for p in trained.parameters() if p.requires_grad]
         optimizer = adam(parameters, lr=learning_rate)
         stepped, optimizer = self.accelerator.prepare(trained, optimizer)
-        return stepped, trained, optimizer
+        return stepped, trained, optimizer, self.accelerator.device
+
+    def share(self, rows: Sequence[int]) -> list[int]:
+        """This process's rows of a batch: every ``processes``-th, from its index."""
+        return list(rows[self.accelerator.process_index :: self.processes])
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """Back-propagate this process's share loss; the gradients are averaged."""
+        self.accelerator.backward(loss)
+
+    def reduce(self, loss: torch.Tensor) -> torch.Tensor:
+        """The batch's loss: with equal shares, the mean of the processes' share losses."""
+        return self.accelerator.reduce(loss.detach(), "mean")
 
     @torch.no_grad()
     def gather(self, trained: torch.nn.Module, model: torch.nn.Module) -> None:
@@ -121,24 +220,7 @@ class DataParallel:
                 targets[name].copy_(whole)
 
     def release(self) -> None:
-        """Drop accelerate's references to the prepared modules and optimizers (a
-        sharded replica is freed with them)."""
-        self.accelerator.free_memory()
-
-    @property
-    def is_main(self) -> bool:
-        """Whether this process writes the job's outputs (the others compute the same)."""
-        return self.accelerator.is_main_process
-
-    def check_batch_size(self, batch_size: int) -> None:
-        """Refuse a batch that cannot be shared equally (unequal shares would weight
-        the rows of the smaller one more)."""
-        if batch_size % self.processes:
-            raise ValueError(
-                f"batch size {batch_size} does not split evenly over {self.processes} "
-                f"processes; set the training batch_size to a multiple of {self.processes}"
-            )
-
-    def share(self, rows: Sequence[int]) -> list[int]:
-        """This process's rows of a batch: every ``processes``-th, from its index."""
-        return list(rows[self.accelerator.process_index :: self.processes])
+        """Drop accelerate's references to the prepared modules and optimizers, so that
+        a sharded replica is freed with them (a replicated model is the caller's)."""
+        if self.sharded:
+            self.accelerator.free_memory()

@@ -74,7 +74,7 @@ class PromptedClassifier(torch.nn.Module):
         token drawn uniformly from the non-special vocabulary (Lester et al., 2021's
         sampled-vocabulary initialisation). On SmolLM2 a normal draw of std 0.03 starts
         the prompts at a fifth of a token embedding's norm, and some draws never leave
-        the plateau where the answer is the class prior (README, "Models and prompts").
+        the plateau where the answer is the class prior (docs/data-and-models.md).
     """
 
     def __init__(

@@ -115,7 +115,6 @@ def train(
     pad_id: int,
     *,
     progress: bool = True,
-    on_evaluation: Callable[[dict], None] | None = None,
     evaluate: Callable[[torch.nn.Module], float] | None = None,
     confine: Callable[[torch.nn.Module, dict], Mapping[torch.Tensor, torch.Tensor]] | None = None,
 ) -> TrainingResult:
@@ -137,25 +136,18 @@ def train(
     step leaves every other entry's value, moments and step count as they were (tasks
     trained together: no moment carries another task's gradient).
     The best trainable state is loaded back into ``model`` before returning.
-    Launched as several processes (:mod:`skillneurons.models.distributed`), each
-    process trains on its share of every batch and the gradients are averaged; the
-    batches drawn, evaluations and best state are the same in every process.
+    The job's processes (:class:`skillneurons.models.distributed.DataParallel`: one,
+    or several launched together) share the steps: each process trains on its share of
+    every batch and the gradients are averaged; the batches drawn, evaluations and best
+    state are the same in every process.
     """
-    parameters = [p for p in model.parameters() if p.requires_grad]
-    if not parameters:
+    if not any(p.requires_grad for p in model.parameters()):
         raise ValueError("the model has no trainable parameters")
     generator = torch.Generator().manual_seed(settings.seed)
-    device = parameters[0].device
     parallel = DataParallel.from_environment(model)
+    parallel.check_batch_size(settings.batch_size)
     adam = torch.optim.Adam if confine is None else MaskedAdam
-    if parallel is None:
-        stepped = trained = model
-        optimizer = adam(parameters, lr=settings.learning_rate)
-    else:
-        parallel.check_batch_size(settings.batch_size)
-        stepped, trained, optimizer = parallel.prepare(model, settings.learning_rate, adam)
-        device = parallel.accelerator.device
-        LOG.info("training on %d processes, the model %s", parallel.processes, parallel.sharding)
+    stepped, trained, optimizer, device = parallel.prepare(model, settings.learning_rate, adam)
     # accelerate wraps the optimizer; the entries of a step go to the one that steps.
     stepping = getattr(optimizer, "optimizer", optimizer)
     if evaluate is None:
@@ -173,17 +165,13 @@ def train(
     stepped.eval()
     model.eval()
     evaluations_without_gain = 0
-    quiet = not progress or (parallel is not None and not parallel.is_main)
+    quiet = not progress or not parallel.is_main
     bar = tqdm(total=settings.max_steps, desc="training", disable=quiet, mininterval=5)
     for step in range(1, settings.max_steps + 1):
-        rows = next(batches) if parallel is None else parallel.share(next(batches))
-        batch = train_split.batch(rows, pad_id, device)
+        batch = train_split.batch(parallel.share(next(batches)), pad_id, device)
         loss = torch.nn.functional.cross_entropy(stepped(**batch), batch["labels"])
         optimizer.zero_grad(set_to_none=True)
-        if parallel is None:
-            loss.backward()
-        else:
-            parallel.accelerator.backward(loss)
+        parallel.backward(loss)
         if confine is not None:
             stepping.entries = confine(trained, batch)
         optimizer.step()
@@ -192,18 +180,12 @@ def train(
         result.steps = step
         if step % settings.eval_every and step != settings.max_steps:
             continue
-        if parallel is not None:
-            parallel.gather(trained, model)
+        parallel.gather(trained, model)
         dev_accuracy = evaluate(model)
-        # The batch's loss: with equal shares, the mean of the processes' share losses.
-        batch_loss = (
-            loss if parallel is None else parallel.accelerator.reduce(loss.detach(), "mean")
-        )
-        point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": batch_loss.item()}
+        train_loss = parallel.reduce(loss).item()
+        point = {"step": step, "dev_accuracy": dev_accuracy, "train_loss": train_loss}
         result.dev_curve.append(point)
-        LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, point["train_loss"])
-        if on_evaluation is not None:
-            on_evaluation(point)
+        LOG.info("step %d: dev accuracy %.4f, loss %.4f", step, dev_accuracy, train_loss)
         if dev_accuracy > result.best_dev_accuracy:
             result.best_dev_accuracy, result.best_step = dev_accuracy, step
             result.best_state = trainable_state(model)
@@ -223,8 +205,7 @@ def train(
             settings.patience,
             result.best_step,
         )
-    if parallel is not None and parallel.sharded:
-        parallel.release()
+    parallel.release()
     load_trainable_state(model, result.best_state)
     return result
 

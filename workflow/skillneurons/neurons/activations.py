@@ -219,7 +219,7 @@ def position_std(
     reads (the ``[MASK]``, the soft prompts and the input tokens; not the padding),
     pooled over the samples (population std over all (sample, position) pairs): the
     unit of ``neuron_std`` noise added at every position (perturbation ``positions:
-    all``, :func:`skillneurons.neurons.perturbation.noise_scale`), measured where that
+    all``, :func:`skillneurons.neurons.perturbation.noise.noise_scale`), measured where that
     noise lands. Rows as :func:`activation_moments` (``max_samples``, ``seed``).
 
     Returns

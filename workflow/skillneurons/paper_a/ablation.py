@@ -7,7 +7,7 @@ measurement on the same prompt-tuned trials under the designs an objection could
 the noise scale and its unit, the ranking scope, the kind of perturbation (noise,
 zero, the baseline activation ``a_bsl`` of Eq. 3) and the positions perturbed. Each
 setting sweeps the evaluation task's own predictivity order and as many layer-matched
-random orders as ``perturbation.random_orders`` over ``perturbation.rates``, and
+random orders as ``perturbation.layer_matched_orders`` over ``perturbation.rates``, and
 decides the claim with the findings engine: area(layer-matched random) - area(own
 order), a paired bootstrap over test samples, trials and random orders.
 """
@@ -19,13 +19,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.infra.io import write_frame_parquet
-from skillneurons.neurons.curve_table import LAYER_MATCHED
-from skillneurons.neurons.perturbation import (
-    NamedOrder,
-    TrialModel,
-    layer_matched_orders,
-)
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED, write_curve_file
+from skillneurons.neurons.perturbation.files import TrialModel
+from skillneurons.neurons.perturbation.orders import NamedOrder, layer_matched_random_orders
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.ablation_settings import SETTING_KEYS, shown_setting
 from skillneurons.paper_a.findings import gap_claim
@@ -37,11 +33,11 @@ def ablation_orders(
     ranking: Ranking, task: str, scope: str, count: int, seed: int
 ) -> list[NamedOrder]:
     """The task's own order under ``scope`` and ``count`` layer-matched random orders
-    (:func:`skillneurons.neurons.perturbation.layer_matched_orders`, seeded by
+    (:func:`skillneurons.neurons.perturbation.orders.layer_matched_random_orders`, seeded by
     ``seed + 1`` as the perturbation curves' are)."""
     own = ranking.order(scope)
     widths = [ranking.shape[1]] * ranking.shape[0]
-    matched = layer_matched_orders(own, widths, count, seed + 1)
+    matched = layer_matched_random_orders(own, widths, count, seed + 1)
     return [
         NamedOrder(task, "task", own),
         *(
@@ -65,29 +61,25 @@ def sweep_settings(
     *,
     base: Mapping[str, object],
     rates: Sequence[float],
-    random_orders: int,
+    layer_matched_orders: int,
     batch_size: int,
 ) -> pd.DataFrame:
     """Perturbation curves of every trial under every named setting: the rows of
-    :func:`skillneurons.neurons.perturbation.trial_curve_frame` with the setting's name
-    in ``setting``."""
+    :func:`skillneurons.neurons.perturbation.curve_table.trial_curve_frame` with the
+    setting's name in ``setting``; ``layer_matched_orders`` random orders per trial
+    (config ``perturbation.layer_matched_orders``)."""
     frames = []
     for name, setting in settings.items():
         block = perturbation_block(setting, base)
         for model in trials:
             orders = ablation_orders(
-                ranking, task, str(setting["scope"]), random_orders, model.seed
+                ranking, task, str(setting["scope"]), layer_matched_orders, model.seed
             )
             frame = model.perturb(
                 orders, rates=rates, settings=block, batch_size=batch_size, eval_task=task
             )
             frames.append(frame.assign(setting=name))
     return pd.concat(frames, ignore_index=True)
-
-
-#: The keyword options of :func:`write_ablation_file` that the rule's params carry
-#: under the same names.
-ABLATION_OPTIONS = ("settings", "base", "rates", "random_orders", "batch_size")
 
 
 def write_ablation_file(
@@ -100,7 +92,7 @@ def write_ablation_file(
     settings: Mapping[str, Mapping[str, object]],
     base: Mapping[str, object],
     rates: Sequence[float],
-    random_orders: int,
+    layer_matched_orders: int,
     batch_size: int,
 ) -> None:
     """Sweep every setting (:func:`sweep_settings`) and write the evaluation task's
@@ -115,7 +107,7 @@ def write_ablation_file(
         settings,
         base=base,
         rates=rates,
-        random_orders=random_orders,
+        layer_matched_orders=layer_matched_orders,
         batch_size=batch_size,
     )
     metadata = {
@@ -125,7 +117,7 @@ def write_ablation_file(
         "rates": list(rates),
         "seeds": [model.seed for model in trials],
     }
-    write_frame_parquet(path, curves, metadata)
+    write_curve_file(path, curves, metadata)
 
 
 def setting_claim(name: str, setting: Mapping[str, object]) -> Claim:

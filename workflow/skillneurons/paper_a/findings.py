@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.neurons.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     BootstrapSettings,

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from skillneurons.neurons.curve_table import trial_curves
+from skillneurons.neurons.perturbation.curve_table import trial_curves
 from skillneurons.reporting.stats import curve_area, task_correlation, zscore
 
 #: Columns of the neuronal-importance table (:func:`neuronal_importance`).

@@ -275,6 +275,43 @@ def retune_prompts(
 
 
 @dataclass(frozen=True)
+class PruningSettings:
+    """How a trial is pruned and re-tuned (paper A, §6.1, Table 4).
+
+    Config keys: ``pruning.layers_fraction`` (the top fraction of the layers pruned,
+    :func:`pruned_layers`), ``pruning.keep`` (the fraction of skill neurons kept,
+    :func:`kept_neurons`), ``pruning.frozen_baseline`` (the frozen value ``c_i``,
+    :func:`frozen_values`), ``pruning.prompt_init`` (``tuned``: re-tuning starts from
+    the trial's tuned prompts; else a fresh draw), ``ranking.scope`` (``per_layer``:
+    ``keep`` within each pruned layer, else over them together) and
+    ``prompt_tuning.init_std`` (the fresh draw's standard deviation). The re-tuning's
+    steps, evaluation and patience travel apart, as :func:`retuning_settings`.
+    """
+
+    layers_fraction: float
+    keep: float
+    frozen_baseline: str
+    prompt_init: str
+    per_layer: bool
+    init_std: float
+
+    @classmethod
+    def from_config(
+        cls, pruning: Mapping[str, object], *, per_layer: bool, init_std: float
+    ) -> PruningSettings:
+        """The settings of a ``pruning`` config block (other keys ignored), with
+        ``per_layer`` (``ranking.scope == "per_layer"``) and ``prompt_tuning.init_std``."""
+        return cls(
+            layers_fraction=pruning["layers_fraction"],
+            keep=pruning["keep"],
+            frozen_baseline=pruning["frozen_baseline"],
+            prompt_init=pruning["prompt_init"],
+            per_layer=per_layer,
+            init_std=init_std,
+        )
+
+
+@dataclass(frozen=True)
 class PrunedTrialFiles:
     """Where one pruned trial goes: ``model.safetensors`` and ``model.json`` (the pruned
     model, :func:`save_pruned_model`), the re-tuned ``prompt.safetensors`` and
@@ -294,46 +331,52 @@ def prune_trial(
     encoded: Mapping[str, EncodedSplit],
     files: PrunedTrialFiles,
     *,
+    settings: PruningSettings,
+    training: TrainingSettings,
+    label_words: Sequence[str],
     identity: Mapping[str, object],
     base_settings: Mapping[str, object],
-    label_words: Sequence[str],
-    prompt_tuning: Mapping[str, object],
-    pruning: Mapping[str, object],
-    per_layer: bool,
-    seed: int,
 ) -> dict:
     """Prune ``base`` to a task's skill neurons for one trial, re-tune its prompts and
     write the trial's files (paper A, §6.1, Table 4).
 
-    The top ``pruning["keep"]`` skill neurons of ``ranking`` stay in the top
-    ``layers_fraction`` of the layers (:func:`kept_neurons`); the others are frozen at
-    the trial's baseline (``baselines``, a ``baseline.safetensors`` file's tensors;
-    :func:`frozen_values`) and folded into the output bias. The prompts re-tuned on
-    the pruned model start from the trial's ``tuned_prompts`` (``prompt_init``
-    ``tuned``) or a fresh draw. ``base_settings`` are ``base``'s :func:`load_model`
-    settings, stored so that the pruned model can be rebuilt. Returns the metrics.
+    The top ``settings.keep`` skill neurons of ``ranking`` stay in the top
+    ``settings.layers_fraction`` of the layers (:func:`kept_neurons`); the others are
+    frozen at the trial's baseline (``baselines``, a ``baseline.safetensors`` file's
+    tensors; :func:`frozen_values`) and folded into the output bias. The prompts
+    re-tuned on the pruned model with ``training`` (:func:`retuning_settings`; its seed
+    is the trial's) start from the trial's ``tuned_prompts`` (``prompt_init``
+    ``tuned``) or a fresh draw. ``identity`` (model, task, trial) heads every file;
+    ``base_settings`` are ``base``'s :func:`load_model` settings, stored so that the
+    pruned model can be rebuilt. Returns the metrics.
     """
-    layers = pruned_layers(len(ffn_sites(base.model)), pruning["layers_fraction"])
-    kept = kept_neurons(ranking, layers, pruning["keep"], per_layer)
-    values = frozen_values(baselines, pruning["frozen_baseline"])
+    layers = pruned_layers(len(ffn_sites(base.model)), settings.layers_fraction)
+    kept = kept_neurons(ranking, layers, settings.keep, settings.per_layer)
+    values = frozen_values(baselines, settings.frozen_baseline)
     pruned = pruned_copy(base, kept, values)
     classifier, metrics = retune_prompts(
         pruned,
         encoded,
         label_words=label_words,
         prompt_length=tuned_prompts.shape[0],
-        init_std=prompt_tuning["init_std"],
-        initial_prompts=tuned_prompts if pruning["prompt_init"] == "tuned" else None,
-        training=retuning_settings(prompt_tuning, pruning, seed),
+        init_std=settings.init_std,
+        initial_prompts=tuned_prompts if settings.prompt_init == "tuned" else None,
+        training=training,
     )
     original, count = parameter_count(base.model), parameter_count(pruned.model)
     sizes = {"parameters": count, "original_parameters": original}
     sizes["parameter_fraction"] = count / original
     config = {**identity, "base": dict(base_settings), **sizes}
-    config.update({key: pruning[key] for key in ("keep", "layers_fraction", "frozen_baseline")})
+    config.update(
+        {
+            "keep": settings.keep,
+            "layers_fraction": settings.layers_fraction,
+            "frozen_baseline": settings.frozen_baseline,
+        }
+    )
     save_pruned_model(files.model, files.config, pruned.model, kept, config)
-    write_prompt(files.prompt, classifier, {**identity, "seed": seed, "pruned": True})
-    metrics = {**identity, **metrics, **sizes, "seed": seed}
+    write_prompt(files.prompt, classifier, {**identity, "seed": training.seed, "pruned": True})
+    metrics = {**identity, **metrics, **sizes, "seed": training.seed}
     write_json(files.metrics, metrics)
     return metrics
 

@@ -51,7 +51,7 @@ from skillneurons.neurons.activations import (
     input_token_activations,
     position_std,
 )
-from skillneurons.neurons.perturbation import TrialModel
+from skillneurons.neurons.perturbation.files import TrialModel
 from skillneurons.paper_a.prompt_tuning import prompt_tuning_table
 
 METHODS = ("adapter", "bitfit")

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from skillneurons.neurons.curve_table import LAYER_MATCHED
-from skillneurons.neurons.perturbation import NamedOrder, layer_matched_orders
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation.orders import NamedOrder, layer_matched_random_orders
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_b.relevance import COLUMNS as RELEVANCE_COLUMNS
 from skillneurons.paper_b.relevance import layer_width, relevance_matrix
@@ -82,15 +82,16 @@ def ranking_agreement(ranking: Ranking, table: pd.DataFrame, fraction: float) ->
 
 
 def comparison_orders(
-    ranking: Ranking, table: pd.DataFrame, random_count: int, seed: int
+    ranking: Ranking, table: pd.DataFrame, layer_matched_count: int, seed: int
 ) -> list[NamedOrder]:
-    """AB-F1's orders: A's (``paper_a``), B's (``paper_b``) and ``random_count``
-    layer-matched random orders of each (``random_paper_a``, ``random_paper_b``)."""
+    """AB-F1's orders: A's (``paper_a``), B's (``paper_b``) and ``layer_matched_count``
+    (config ``paper_b.comparison.layer_matched_orders``) layer-matched random orders of
+    each (``random_paper_a``, ``random_paper_b``)."""
     a_order, b_order = ranking.order(), relevance_order(table)
     widths = [ranking.neurons] * ranking.layers
     orders = [NamedOrder("paper_a", "task", a_order), NamedOrder("paper_b", "task", b_order)]
     for name, order, offset in (("paper_a", a_order, 1), ("paper_b", b_order, 2)):
-        matched = layer_matched_orders(order, widths, random_count, seed + offset)
+        matched = layer_matched_random_orders(order, widths, layer_matched_count, seed + offset)
         orders += [
             NamedOrder(f"random_{name}", LAYER_MATCHED, random, repeat)
             for repeat, random in enumerate(matched)

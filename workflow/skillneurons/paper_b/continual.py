@@ -365,36 +365,61 @@ def sequential_lora(
     )
 
 
+@dataclass(frozen=True)
+class NcftSettings:
+    """NCFT's and W-NCFT's choices (paper B, §6 and A.2; the module docstring).
+
+    Config keys: ``paper_b.fraction`` (``fraction``: each stage trains the current
+    task's top fraction of neurons, paper: 10%), ``paper_b.relevance`` (``relevance``:
+    the definition of :func:`skillneurons.paper_b.relevance.relevance` that ranks them,
+    found on the current model), ``paper_b.attribution_samples`` (``attribution_samples``:
+    the training rows it draws; None: all), ``paper_b.parameters`` (``output_only``
+    when it is ``output_only``: only each neuron's output weights are trained),
+    ``paper_b.continual.temperature`` (Eq. 11's) and ``paper_b.continual.combine``
+    (Eq. 12's ``normalized`` or ``literal``), and the run's ``seed`` (it draws the
+    attribution rows and breaks relevance ties).
+    """
+
+    fraction: float
+    relevance: str
+    attribution_samples: int | None
+    seed: int
+    output_only: bool = False
+    temperature: float = 1.0
+    combine: str = "normalized"
+
+
 def neuron_level_fine_tuning(
     loaded: LoadedModel,
     heads: Mapping[str, object],
     encoded: Mapping[str, Mapping[str, EncodedSplit]],
     order: Sequence[str],
     training: TrainingSettings,
+    ncft: NcftSettings,
     *,
-    fraction: float,
-    relevance: Mapping[str, object],
-    seed: int,
     features: Mapping[str, np.ndarray],
-    temperature: float = 1.0,
-    combine: str = "normalized",
     batch_size: int,
-    output_only: bool = False,
 ) -> tuple[pd.DataFrame, list[dict]]:
     """NCFT and W-NCFT (the module docstring) over ``order``: at each stage the current
-    task's top ``fraction`` of neurons by relevance on the current model
-    (``relevance``: the keyword settings of
-    :func:`skillneurons.paper_b.relevance.relevance`) are trained and folded in; then
-    the tasks learnt so far are tested as the model is (``ncft``), with their stage
-    snapshots combined by similarity to the test task (``wncft``, task vectors
-    ``features``) and with the same snapshots combined with equal weights
-    (``wncft_uniform``). ``loaded``'s weights are changed."""
+    task's top ``ncft.fraction`` of neurons by relevance on the current model are
+    trained and folded in; then the tasks learnt so far are tested as the model is
+    (``ncft``), with their stage snapshots combined by similarity to the test task
+    (``wncft``, task vectors ``features``, Eq. 10) and with the same snapshots combined
+    with equal weights (``wncft_uniform``). ``batch_size`` batches relevance and
+    testing. ``loaded``'s weights are changed."""
     rows, metrics, snapshots = [], [], []
     for stage, task in enumerate(tqdm(order, desc="NCFT stages"), start=1):
         classifier = heads[task]
-        values = task_relevance(classifier, encoded[task]["train"], **relevance)
-        neurons = task_neurons(relevance_table(values, task, seed), fraction)
-        classifier.deltas = NeuronDeltas(classifier.backbone, neurons, output_only)
+        values = task_relevance(
+            classifier,
+            encoded[task]["train"],
+            batch_size,
+            definition=ncft.relevance,
+            max_samples=ncft.attribution_samples,
+            seed=ncft.seed,
+        )
+        neurons = task_neurons(relevance_table(values, task, ncft.seed), ncft.fraction)
+        classifier.deltas = NeuronDeltas(classifier.backbone, neurons, ncft.output_only)
         result = train(
             classifier, encoded[task]["train"], encoded[task]["dev"], training,
             classifier.pad_id,
@@ -402,7 +427,7 @@ def neuron_level_fine_tuning(
         classifier.deltas.fold()
         del classifier.deltas
         earlier = [s.neurons for s in snapshots]
-        snapshots.append(take_snapshot(loaded.model, task, neurons, output_only))
+        snapshots.append(take_snapshot(loaded.model, task, neurons, ncft.output_only))
         metrics.append(
             {
                 **_training_metrics(task, result),
@@ -413,11 +438,11 @@ def neuron_level_fine_tuning(
         rows += _tested(heads, encoded, order, stage, "ncft", batch_size)
         stage_features = [features[s.task] for s in snapshots]
         for eval_task in order[:stage]:
-            weights = stage_weights(stage_features, features[eval_task], temperature)
+            weights = stage_weights(stage_features, features[eval_task], ncft.temperature)
             weightings = {"wncft": weights, "wncft_uniform": uniform_stage_weights(stage)}
             for method, method_weights in weightings.items():
                 with combined_neurons(
-                    loaded.model, snapshots, method_weights, combine, output_only
+                    loaded.model, snapshots, method_weights, ncft.combine, ncft.output_only
                 ):
                     correct = correct_on(heads[eval_task], encoded[eval_task]["test"], batch_size)
                 rows.append(_row(method, stage, task, eval_task, correct))

@@ -2,22 +2,26 @@
 without some neurons deactivated.
 
 Deactivation (paper B, §4.1) sets the chosen neurons' activations to 0 at every
-position: the perturbation edit of kind ``zero``
-(:func:`skillneurons.neurons.perturbation.perturbed_predictions`), or, with
-``by="weights"``, their output-projection columns zeroed for the evaluation; both
-give the same logits (tested). Every result keeps which samples were right, for the
-findings' paired bootstrap.
+position (:func:`deactivated`, ``by="activations"``: the seam's edit, as the
+perturbation of kind ``zero``), or, with ``by="weights"``, zeroes their
+output-projection columns for the evaluation; both give the same logits (tested). It
+applies to whatever runs inside the block: a classifier's predictions or a causal LM's
+greedy decoding (generated tokens included). Every result keeps each test sample's
+score, for the findings' paired bootstrap.
 
-Results table (the experiments' Parquet files): one row per evaluation with
-``condition`` (what was done to the model: ``original``, ``task``, ``random``,
-``zero_shot``, ...), ``source`` (the task whose neurons were used; empty for none),
-``draw`` (random draw, 0 otherwise), ``eval_task``, ``accuracy`` (float64) and
-``correct`` (bool per test sample, in split order).
+Results table of paper B's part 1 (B-T1, B-T2, zero-shot; classification and
+generation tasks alike): one row per evaluation with ``condition`` (what was done to
+the model: ``original``, ``task``, ``random``, ``zero_shot``), ``source`` (the task
+whose neurons were used; empty for none), ``draw`` (random draw, 0 otherwise),
+``eval_task``, ``metric`` (``accuracy`` or ``rouge_l``: the task's
+:attr:`skillneurons.paper_b.scorers.TaskScorer.metric`), ``score`` (float64, the mean)
+and ``sample_scores`` (float64 per test sample, in split order: 1.0 or 0.0 for a right
+or wrong label, or the ROUGE-L F1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 import numpy as np
@@ -27,10 +31,11 @@ import torch
 from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.sites import ffn_sites, output_weight
 from skillneurons.models.training import predict
-from skillneurons.neurons.perturbation import PerturbationSettings, perturbed_predictions
+from skillneurons.neurons.hooks import NeuronEdit, edit_activations
 
-COLUMNS = ("condition", "source", "draw", "eval_task", "accuracy", "correct")
-DEACTIVATION = ("activations", "weights")
+COLUMNS = ("condition", "source", "draw", "eval_task", "metric", "score", "sample_scores")
+#: How a neuron is deactivated (config ``paper_b.deactivation``).
+DEACTIVATION_METHODS = ("activations", "weights")
 
 
 @contextmanager
@@ -53,43 +58,61 @@ def zeroed_columns(model: torch.nn.Module, neurons: Mapping[int, np.ndarray]):
                 output_weight(sites[layer])[:, index] = values
 
 
+@contextmanager
+def deactivated(
+    model: torch.nn.Module, neurons: Mapping[int, np.ndarray], by: str = "activations"
+) -> Iterator[None]:
+    """Inside the block, ``neurons`` (``{layer: indices}``) of ``model`` are off: their
+    activations set to 0 at every position (``by="activations"``) or their
+    output-projection columns zeroed (``by="weights"``). With no neurons nothing is
+    changed."""
+    if by not in DEACTIVATION_METHODS:
+        raise ValueError(
+            f"deactivation by {by!r} is unknown (config key 'paper_b.deactivation'); "
+            f"use one of {DEACTIVATION_METHODS}"
+        )
+    if not neurons or not any(len(v) for v in neurons.values()):
+        yield
+    elif by == "weights":
+        with zeroed_columns(model, neurons):
+            yield
+    else:
+        edits = {layer: NeuronEdit(chosen, "set", 0.0) for layer, chosen in neurons.items()}
+        with edit_activations(model, edits):
+            yield
+
+
 def correct_on(
     classifier: torch.nn.Module,
     split: EncodedSplit,
     batch_size: int,
-    deactivated: Mapping[int, np.ndarray] | None = None,
+    neurons_off: Mapping[int, np.ndarray] | None = None,
     by: str = "activations",
 ) -> np.ndarray:
     """Bool ``[samples]``: which of ``split``'s samples ``classifier`` gets right, with
-    ``deactivated`` neurons (``{layer: indices}``) off if given."""
-    if by not in DEACTIVATION:
-        raise ValueError(f"deactivation by {by!r} is unknown; use one of {DEACTIVATION}")
-    pad_id = classifier.pad_id
-    if not deactivated or not any(len(v) for v in deactivated.values()):
-        predicted = predict(classifier, split, batch_size, pad_id)
-    elif by == "weights":
-        with zeroed_columns(classifier, deactivated):
-            predicted = predict(classifier, split, batch_size, pad_id)
-    else:
-        settings = PerturbationSettings(kind="zero", positions="all")
-        predicted = perturbed_predictions(
-            classifier, split, deactivated, settings, pad_id, batch_size
-        )
+    ``neurons_off`` (``{layer: indices}``) :func:`deactivated` if given."""
+    with deactivated(classifier, neurons_off or {}, by):
+        predicted = predict(classifier, split, batch_size, classifier.pad_id)
     return (predicted == split.labels).numpy()
 
 
-def result_row(condition: str, source: str, draw: int, eval_task: str, correct) -> dict:
-    correct = np.asarray(correct, dtype=bool)
+def result_row(
+    condition: str, source: str, draw: int, eval_task: str, metric: str, scores
+) -> dict:
+    """One evaluation's row of the results table (the module docstring) from its
+    per-sample ``scores``."""
+    scores = np.asarray(scores, dtype=np.float64)
     return {
         "condition": condition,
         "source": source,
         "draw": int(draw),
         "eval_task": eval_task,
-        "accuracy": float(correct.mean()),
-        "correct": correct,
+        "metric": metric,
+        "score": float(scores.mean()),
+        "sample_scores": scores,
     }
 
 
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    return frame.astype({"draw": "int64", "accuracy": "float64"})
+    return frame.astype({"draw": "int64", "score": "float64"})

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.neurons.curve_table import LAYER_MATCHED
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import (
@@ -52,7 +52,7 @@ from skillneurons.reporting.findings import (
 )
 from skillneurons.reporting.resampling import ResampledRanks, top_positions
 
-DEACTIVATION = Claim(
+DEACTIVATION_VS_RANDOM = Claim(
     "deactivating a task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1",
     "accuracy with random k% deactivated - with the task's k% deactivated, task mean",
@@ -166,10 +166,10 @@ A_OVER_B = Claim(
 
 
 def _cells(
-    results: pd.DataFrame, column: str = "correct"
+    results: pd.DataFrame, column: str = "sample_scores"
 ) -> dict[tuple[str, str, str, int], np.ndarray]:
     """(condition, source, eval_task, draw) -> per test sample score: ``column`` as
-    floats (``correct``: 1 or 0; ``sample_rouge_l`` for generation tasks)."""
+    floats (``sample_scores``: 1 or 0 for a label, the ROUGE-L F1 for generation)."""
     return {
         (row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(
             getattr(row, column), np.float64
@@ -200,7 +200,7 @@ def random_vs_task(
     results: pd.DataFrame,
     better: str,
     settings: BootstrapSettings,
-    column: str = "correct",
+    column: str = "sample_scores",
 ) -> dict:
     """``better`` is ``"random"`` (deactivation: random must score higher) or ``"task"``
     (training: the task's neurons must); each test sample scores its ``column``."""
@@ -230,7 +230,7 @@ def diagonal_dominance(
     reference: Mapping[str, np.ndarray],
     sign: float,
     settings: BootstrapSettings,
-    column: str = "correct",
+    column: str = "sample_scores",
 ) -> dict:
     """Per task ``i``: ``sign * (change_ii - mean of change_ij, change_ji, j != i)``,
     where ``change_ij`` is task ``j``'s score (mean ``column`` per test sample) with task
@@ -265,7 +265,7 @@ def _diagonal_margins(change: Mapping[tuple[str, str], float], tasks) -> np.ndar
 
 
 def diagonal_control(
-    claim: Claim, results: pd.DataFrame, settings: BootstrapSettings, column: str = "correct"
+    claim: Claim, results: pd.DataFrame, settings: BootstrapSettings, column: str = "sample_scores"
 ) -> dict:
     """B-F5c/d's control (ours). Training task ``i``'s neurons on task ``i``'s data and
     testing on ``j`` favours the diagonal by construction: random neurons trained on
@@ -320,7 +320,7 @@ def diagonal_control(
 
 
 def _references(
-    results: pd.DataFrame, condition: str, column: str = "correct"
+    results: pd.DataFrame, condition: str, column: str = "sample_scores"
 ) -> dict[str, np.ndarray]:
     """Per evaluated task, the per-sample scores (``column``, as :func:`_cells` reads
     them) of its ``condition`` row (``original``, ``zero_shot``)."""
@@ -338,17 +338,16 @@ def generation_claims(
     random rows) and ``training`` results (every task's zero-shot, task and random
     rows, each training tested on every task), each test sample scored by its ROUGE-L
     F1."""
-    column = "sample_rouge_l"
-    original = _references(deactivation, "original", column)
-    untrained = _references(training, "zero_shot", column)
+    original = _references(deactivation, "original")
+    untrained = _references(training, "zero_shot")
     return [
-        random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings, column),
-        random_vs_task(TRAINING_GENERATION, training, "task", settings, column),
+        random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings),
+        random_vs_task(TRAINING_GENERATION, training, "task", settings),
         diagonal_dominance(
-            DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings, column
+            DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings
         ),
-        diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings, column),
-        diagonal_control(GENERATION_CONTROL, training, settings, column),
+        diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings),
+        diagonal_control(GENERATION_CONTROL, training, settings),
     ]
 
 
@@ -445,7 +444,7 @@ def findings_table(
     original = _references(deactivation, "original")
     untrained = _references(zero_shot, "zero_shot")
     rows = [
-        random_vs_task(DEACTIVATION, deactivation, "random", settings),
+        random_vs_task(DEACTIVATION_VS_RANDOM, deactivation, "random", settings),
         random_vs_task(TRAINING, training, "task", settings),
         diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),

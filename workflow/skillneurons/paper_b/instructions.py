@@ -3,7 +3,7 @@
 Paper B trains one model on several tasks, so each input says which skill it asks for:
 ``[MASK] <instruction> <text>`` on an encoder, ``<instruction> <text>`` on a causal LM
 (:mod:`skillneurons.paper_b.classifiers`); a generation task's input is the instruction,
-the source and ``Answer:``, one per line (:mod:`skillneurons.paper_b.generation`).
+the source and ``Answer:``, one per line (:mod:`skillneurons.paper_b.generation_scoring`).
 Paper B gives its prompts only by example; these defaults are ours (config
 ``paper_b.instructions`` replaces them per type).
 """

@@ -1,19 +1,23 @@
-"""Training only a task's neurons (paper B, §4.2, Tables 2 and 7, Figure 5 c): B-T2 and
-B-F5c.
+"""Training only a task's neurons (paper B, §4.2, Tables 2 and 7, Figure 5 c and d):
+B-T2 and B-F5c (classification tasks), B-T2's generation rows and B-F5d (generation
+tasks), one path for both through each task's
+:class:`skillneurons.paper_b.scorers.TaskScorer`.
 
 A task's top ``k``% neurons by relevance on its training split, found on the base model
-(paper B's choice for training; config ``paper_b.identify_on.training``: or on the
-multi-task model of :mod:`skillneurons.paper_b.multitask`), are trained: only their
-parameters are fine-tuned on the task (:class:`skillneurons.models.neuron_deltas.NeuronDeltas`:
-every other entry of the model stays bit-identical), and every task's test split is
-evaluated (``task``, source = the trained task: the diagonal is B-T2's "Train-Task", the
-matrix against zero-shot B-F5c). The same count of random neurons per layer is trained
-in several seeded draws (``random``, "Train-Random") and also evaluated on every task:
-B-T2 compares them on the trained task, and their matrix is B-F5c's control (random
-neurons trained on task i's data help task i more than task j too, so B-F5c's claim is
-that the task's own neurons make the diagonal dominate more than random ones,
-:func:`skillneurons.paper_b.findings.diagonal_control`). The untrained base model gives
-``zero_shot`` (:func:`zero_shot_results`).
+(paper B's choice for training, ``results/{model}/task_neurons/{task}.parquet``;
+config ``paper_b.identify_on.training``: or on the multi-task model of
+:mod:`skillneurons.paper_b.deactivation`), are trained: only their parameters are
+fine-tuned on the task (:class:`skillneurons.models.neuron_deltas.NeuronDeltas`: every
+other entry of the model stays bit-identical; the state of best dev score kept,
+:attr:`~skillneurons.paper_b.scorers.TaskScorer.dev_score`), and every task of its
+kind is scored on its test split (``task``, source = the trained task: the diagonal is
+B-T2's "Train-Task", the matrix against zero-shot B-F5c/d). The same count of random
+neurons per layer is trained in several seeded draws (``random``, "Train-Random") and
+also scored on every task: B-T2 compares them on the trained task, and their matrix is
+B-F5c/d's control (random neurons trained on task i's data help task i more than task j
+too, so B-F5's claim is that the task's own neurons make the diagonal dominate more
+than random ones, :func:`skillneurons.paper_b.findings.diagonal_control`). The
+untrained base model gives ``zero_shot`` (:func:`zero_shot_results`).
 """
 
 from __future__ import annotations
@@ -23,66 +27,76 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from skillneurons.models.encoding import EncodedSplit
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
-from skillneurons.paper_b.evaluation import correct_on, result_row, results_frame
+from skillneurons.paper_b.evaluation import result_row, results_frame
 from skillneurons.paper_b.relevance import trained_sets
+from skillneurons.paper_b.scorers import TaskScorer
 
 
-def zero_shot_results(
-    heads: Mapping[str, object], tests: Mapping[str, EncodedSplit], batch_size: int
-) -> pd.DataFrame:
-    """Every task's test results on the untrained model (``zero_shot``)."""
-    rows = [
-        result_row("zero_shot", "", 0, task, correct_on(heads[task], tests[task], batch_size))
-        for task in heads
-    ]
-    return results_frame(rows)
+def scored_rows(
+    scorers: Mapping[str, TaskScorer], condition: str, source: str, draw: int
+) -> list[dict]:
+    """One results row per task of ``scorers``, its test split scored on the model as
+    it is now."""
+    rows = []
+    for eval_task, scorer in scorers.items():
+        scores = scorer.evaluate("test")[0]
+        rows.append(result_row(condition, source, draw, eval_task, scorer.metric, scores))
+    return rows
+
+
+def zero_shot_results(scorers: Mapping[str, TaskScorer]) -> pd.DataFrame:
+    """Every task's test scores on the untrained model (``zero_shot``)."""
+    return results_frame(scored_rows(scorers, "zero_shot", "", 0))
 
 
 def neuron_training_results(
-    heads: Mapping[str, object],
+    scorers: Mapping[str, TaskScorer],
     task: str,
-    encoded: Mapping[str, Mapping[str, EncodedSplit]],
     neurons: Mapping[int, np.ndarray],
     *,
     width: int,
     training: TrainingSettings,
     random_draws: int,
     seed: int,
-    batch_size: int,
     output_only: bool = False,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
-    """B-T2 / B-F5c for one trained task (the module docstring): train only ``neurons``
-    (then ``random_draws`` layer-matched random sets of ``width``-wide layers) on
-    ``task``; evaluate every task after each training. ``heads`` are every task's
-    classifiers on the (frozen) base backbone. Returns the results and the trainings'
-    metrics."""
-    classifier = heads[task]
+    """B-T2 / B-F5c-d for one trained task (the module docstring): train only
+    ``neurons`` (then ``random_draws`` layer-matched random sets of ``width``-wide
+    layers) on ``task``; score every task of ``scorers`` (all on the same frozen base
+    model, ``task``'s first) after each training. Returns the results and the
+    trainings' metrics."""
+    scorer = scorers[task]
+    head = scorer.head
     rows, metrics = [], []
     for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
-        classifier.deltas = NeuronDeltas(classifier.backbone, chosen, output_only)
+        head.deltas = NeuronDeltas(head.backbone, chosen, output_only)
         result = train(
-            classifier, encoded[task]["train"], encoded[task]["dev"], training,
-            classifier.pad_id, progress=progress,
+            head, scorer.train, None, training, head.pad_id, progress=progress,
+            evaluate=lambda _: scorer.dev_score(training.eval_batch_size),
         )  # fmt: skip
-        with classifier.deltas.folded():
-            for eval_task, head in heads.items():
-                correct = correct_on(head, encoded[eval_task]["test"], batch_size)
-                rows.append(result_row(condition, task, draw, eval_task, correct))
+        with head.deltas.folded():
+            rows.extend(scored_rows(scorers, condition, task, draw))
         metrics.append(
             {
                 "condition": condition,
                 "draw": draw,
                 "neurons": int(sum(len(v) for v in chosen.values())),
-                "trained_entries": classifier.deltas.entries(),
+                "trained_entries": head.deltas.entries(),
                 "best_step": result.best_step,
-                "dev_accuracy": result.best_dev_accuracy,
-                "dev_curve": result.dev_curve,
+                "dev_score": result.best_dev_accuracy,
+                "dev_curve": [
+                    {
+                        "step": p["step"],
+                        "dev_score": p["dev_accuracy"],
+                        "train_loss": p["train_loss"],
+                    }
+                    for p in result.dev_curve
+                ],
             }
         )
-        classifier.deltas.remove()
-        del classifier.deltas
-    return results_frame(rows), {"task": task, "trainings": metrics}
+        head.deltas.remove()
+        del head.deltas
+    return results_frame(rows), {"task": task, "metric": scorer.metric, "trainings": metrics}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from skillneurons.reporting.registry import PaperOutput, Product, figure_product, table_product
 
-DEACTIVATION = "Paper B - deactivation"
+DEACTIVATION_CATEGORY = "Paper B - deactivation"
 TRAINING = "Paper B - neuron-only fine-tuning"
 COMPARISON = "Paper A vs B"
 GENERALIZATION = "Paper B - generalization"
@@ -26,14 +26,14 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-T1, B-T6",
         "multi-task model: original, random k% deactivated, the task's k% deactivated",
-        DEACTIVATION,
+        DEACTIVATION_CATEGORY,
         (table_product("deactivation_table", "B-T1"),),
     ),
     PaperOutput(
         "B-T1 (generation)",
         "generation tasks on a causal LM fine-tuned on their mixture: original, random k% "
         "deactivated, the task's k% deactivated, ROUGE-L",
-        DEACTIVATION,
+        DEACTIVATION_CATEGORY,
         (table_product("generation_deactivation_table", "B-T1_generation"),),
         requires=("generation",),
     ),

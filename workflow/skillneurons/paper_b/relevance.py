@@ -21,7 +21,7 @@ batch's samples (so each sample's gradient is its own; the frozen model has no b
 coupling), and the products accumulated; memory is bounded by one batch, and no loop
 runs over neurons. The loss is the cross-entropy of the label words (classification)
 or, for generation, each sample's mean negative log-likelihood over its target tokens
-(paper B spec, ambiguity 2; :func:`skillneurons.models.generation.sample_losses`), so
+(paper B spec, ambiguity 2; :func:`skillneurons.models.decoding.sample_losses`), so
 a long target weighs as much as a short one. The samples are a seeded,
 label-stratified draw of ``max_samples`` rows of the training split
 (:func:`skillneurons.data.subsets.subset_rows`; a seeded uniform draw for generation
@@ -29,10 +29,12 @@ tasks, which have no labels).
 
 The task-specific neurons are the top ``k``% by relevance (paper: 10%), over all layers
 (default) or within every layer, ties broken by a seeded key (:func:`task_neurons`).
-File ``results/{model}/task_neurons/{task}.parquet`` (and the same for the multi-task
-and the prompt-tuned models): ``layer``, ``neuron`` (int64), ``relevance`` (float64),
-``rank``, ``rank_in_layer`` (int64); metadata: the model the neurons were found on,
-the definition, the samples and the task.
+File ``results/{model}/task_neurons/{task}.parquet`` (rule ``task_neurons``, on the base
+model; for the prompt-tuned model the same, for the multi-task model one file of all
+its tasks with a ``task`` column, :func:`write_multitask_neurons`): ``layer``,
+``neuron`` (int64), ``relevance`` (float64), ``rank``, ``rank_in_layer`` (int64);
+metadata: the model the neurons were found on, the definition, the samples and the
+task.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ import torch
 from tqdm.auto import tqdm
 
 from skillneurons.infra.io import read_metadata, write_frame_parquet
+from skillneurons.models.decoding import sample_losses
 from skillneurons.models.encoding import EncodedSplit
-from skillneurons.models.generation import sample_losses
 from skillneurons.neurons.activations import sample_rows
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
@@ -71,7 +73,7 @@ def relevance(
     ``[layers, neurons]``, over a seeded (``seed``), label-stratified draw of
     ``max_samples`` rows (None: all; ``name`` names the split in the error of a draw
     that misses a class), in batches of ``batch_size``; ``classifier`` returns label
-    logits (or a :class:`~skillneurons.models.generation.CausalLMObjective`'s token
+    logits (or a :class:`~skillneurons.models.decoding.CausalLMObjective`'s token
     logits) and is not changed (gradients reach only the captured activations)."""
     if definition not in DEFINITIONS:
         raise ValueError(f"relevance {definition!r} is unknown; use one of {DEFINITIONS}")
@@ -213,28 +215,35 @@ def read_task_neuron_tables(tasks: Sequence[str], paths: Sequence[str]) -> dict[
     return {task: read_task_neurons(path)[0] for task, path in zip(tasks, paths, strict=True)}
 
 
-def deactivation_neurons(
-    tables: Mapping[str, pd.DataFrame],
-    paths: Sequence[str],
-    identity: Mapping[str, object],
-    settings: Mapping[str, object],
-    choice: Mapping[str, object],
-    base_paths: Sequence[str] = (),
+def write_multitask_neurons(
+    path: str, tables: Mapping[str, pd.DataFrame], metadata: Mapping[str, object]
+) -> None:
+    """Write the multi-task model's task-neuron tables (one per task of ``tables``) to
+    one file: a ``task`` column, then :data:`COLUMNS`; metadata ``metadata`` and the
+    tasks."""
+    frame = pd.concat(
+        [table.assign(task=task)[["task", *COLUMNS]] for task, table in tables.items()],
+        ignore_index=True,
+    )
+    write_frame_parquet(path, frame, {**metadata, "tasks": list(tables)})
+
+
+def read_multitask_neurons(path: str, task: str) -> pd.DataFrame:
+    """``task``'s table (:data:`COLUMNS`) of a file of :func:`write_multitask_neurons`."""
+    frame = pd.read_parquet(path)
+    table = frame[frame["task"] == task]
+    if table.empty:
+        raise ValueError(f"{path} has no neurons of task {task!r}; rerun rule deactivation")
+    return table[list(COLUMNS)].reset_index(drop=True)
+
+
+def neurons_of_tasks(
+    tables: Mapping[str, pd.DataFrame], *, fraction: float, per_layer: bool = False
 ) -> tuple[dict[str, dict[int, np.ndarray]], int]:
-    """The neurons a multi-task model's deactivation switches off (B-T1, for the
-    classification and the generation tasks): each task's relevance ``tables`` on that
-    model are written to ``paths`` (metadata: ``identity``, the task, the relevance
-    ``settings``), then each task's top neurons by ``choice`` (:func:`task_neurons`) are
-    taken from them, or from the base model's files ``base_paths`` (config
-    ``paper_b.identify_on.deactivation: base``). Returns the neurons per task and the
-    layers' width."""
-    tasks = list(tables)
-    for task, path in zip(tasks, paths, strict=True):
-        write_task_neurons(path, tables[task], {**identity, "task": task, **settings})
-    if base_paths:
-        tables = read_task_neuron_tables(tasks, base_paths)
-    neurons = {task: task_neurons(table, **choice) for task, table in tables.items()}
-    return neurons, layer_width(tables[tasks[0]])
+    """Each task's top neurons (:func:`task_neurons`) from its relevance table, and the
+    layers' width (B-T1's deactivated sets)."""
+    neurons = {task: task_neurons(table, fraction, per_layer) for task, table in tables.items()}
+    return neurons, layer_width(next(iter(tables.values())))
 
 
 def relevance_matrix(table: pd.DataFrame) -> np.ndarray:

@@ -1,13 +1,16 @@
-"""A task of paper B's generalization experiments as it is trained and scored: the seam
-that lets one experiment train a group of tasks on one model and score the tasks of
-both groups (§5.1, Table 3), classification or generation.
+"""A task of paper B's experiments as it is trained and scored: the seam that lets one
+experiment serve classification and generation tasks alike (part 1: deactivation and
+neuron-only training, §4; part 2: a group of tasks trained on one model and the tasks
+of both groups scored, §5.1, Table 3).
 
 A :class:`TaskScorer` holds the module the training loop calls for the task (its
 verbalizer classifier, :func:`skillneurons.paper_b.classifiers.task_classifier`, or
-the causal LM objective, :func:`skillneurons.paper_b.generation.generation_objective`;
+the causal LM objective, :func:`skillneurons.paper_b.generation_scoring.generation_objective`;
 all on the same backbone), its encoded training split, and how a dev or test split is
 scored per sample: 1.0 or 0.0 for a right or wrong label (the mean is accuracy), or the
-ROUGE-L F1 of the greedy continuation (:func:`skillneurons.paper_b.generation.rouge_l_on`).
+ROUGE-L F1 of the greedy continuation
+(:func:`skillneurons.paper_b.generation_scoring.rouge_l_on`). A training keeps its
+best state by :attr:`TaskScorer.dev_score`.
 
 A task's rule params (:func:`task_scorers`) are ``{"kind": "classification",
 "label_words": [...], "instruction": ..., "max_length": ..., "batch_size": ...}`` or
@@ -26,9 +29,9 @@ import torch
 
 from skillneurons.data.splits import read_split
 from skillneurons.models.loading import LoadedModel
-from skillneurons.models.training import predict
+from skillneurons.models.training import accuracy, predict
 from skillneurons.paper_b.classifiers import encode_task, task_classifier
-from skillneurons.paper_b.generation import (
+from skillneurons.paper_b.generation_scoring import (
     ScoredSplit,
     encode_generation,
     generation_objective,
@@ -47,12 +50,17 @@ class TaskScorer:
     :func:`skillneurons.models.training.train` and relevance call), ``train`` (its
     encoded training split), ``kind`` and ``evaluate(split)`` (per-sample scores of the
     ``dev`` or ``test`` split, float64, and how many labels were predicted: 0 for a
-    generation task)."""
+    generation task); ``dev_score(eval_batch_size)``: the dev score a training keeps
+    its best state by (a classification task's dev accuracy as the training loop
+    computes it, :func:`skillneurons.models.training.accuracy`, ``eval_batch_size`` at a
+    time; a generation task's mean dev ROUGE-L, decoded at its own batch size,
+    ``paper_b.generation.eval_batch_size``)."""
 
     head: torch.nn.Module
     train: object
     kind: str
     evaluate: Callable[[str], tuple[np.ndarray, int]]
+    dev_score: Callable[[int], float]
 
     @property
     def metric(self) -> str:
@@ -83,7 +91,10 @@ def classification_scorer(
         correct = (predicted == encoded[split].labels).numpy()
         return correct.astype(np.float64), int(predicted.unique().numel())
 
-    return TaskScorer(head, encoded["train"], "classification", evaluate)
+    def dev_score(eval_batch_size: int) -> float:
+        return accuracy(head, encoded["dev"], eval_batch_size, head.pad_id)
+
+    return TaskScorer(head, encoded["train"], "classification", evaluate, dev_score)
 
 
 def generation_scorer(
@@ -95,7 +106,7 @@ def generation_scorer(
     rouge_stemmer: bool = False,
 ) -> TaskScorer:
     """A generation task's :class:`TaskScorer` from its split frames and scoring params
-    (:meth:`skillneurons.paper_b.generation.ScoredSplit.from_params`)."""
+    (:meth:`skillneurons.paper_b.generation_scoring.ScoredSplit.from_params`)."""
     scored = {split: ScoredSplit.from_params(frames[split], scoring) for split in SPLITS}
     train = encode_generation(
         loaded, frames["train"], scored["train"].instruction, scored["train"].budget
@@ -104,7 +115,10 @@ def generation_scorer(
     def evaluate(split: str) -> tuple[np.ndarray, int]:
         return rouge_l_on(loaded, scored[split], batch_size, rouge_stemmer)[1], 0
 
-    return TaskScorer(generation_objective(loaded), train, "generation", evaluate)
+    def dev_score(_: int) -> float:
+        return rouge_l_on(loaded, scored["dev"], batch_size, rouge_stemmer)[0]
+
+    return TaskScorer(generation_objective(loaded), train, "generation", evaluate, dev_score)
 
 
 def task_scorers(

@@ -16,17 +16,16 @@ import pandas as pd
 from skillneurons.reporting.stats import accuracy_summary, curve_area
 
 
-def _scores(
-    results: pd.DataFrame, condition: str, source: str, eval_task: str, column: str = "accuracy"
-) -> list[float]:
-    """The ``column`` values (accuracy; ``rouge_l`` for generation) of the rows of one
-    condition, source and evaluated task, in draw order."""
+def _scores(results: pd.DataFrame, condition: str, source: str, eval_task: str) -> list[float]:
+    """The ``score`` values (accuracy, or ROUGE-L for a generation task: the row's
+    ``metric``) of the rows of one condition, source and evaluated task, in draw
+    order."""
     chosen = results[
         (results["condition"] == condition)
         & (results["source"] == source)
         & (results["eval_task"] == eval_task)
     ]
-    return chosen[column].tolist()
+    return chosen["score"].tolist()
 
 
 def _random_summary(values: list[float]) -> tuple[float, float]:
@@ -35,32 +34,30 @@ def _random_summary(values: list[float]) -> tuple[float, float]:
     return 100 * mean, 100 * std
 
 
-def deactivation_table(results: pd.DataFrame, column: str = "accuracy") -> pd.DataFrame:
-    """B-T1 (B-T6): per task, the multi-task model's test score x 100 (``column``:
-    accuracy; ``rouge_l`` for the generation rows) as trained, with random neurons
+def deactivation_table(results: pd.DataFrame) -> pd.DataFrame:
+    """B-T1 (B-T6): per task, the multi-task model's test score x 100 (accuracy; ROUGE-L
+    for the generation rows) as trained, with random neurons
     deactivated (mean and std over draws) and with the task's neurons."""
     rows = []
     for task in dict.fromkeys(results["eval_task"]):
-        random = _scores(results, "random", task, task, column)
+        random = _scores(results, "random", task, task)
         mean, std = _random_summary(random)
         rows.append(
             {
                 "task": task,
-                "original": 100 * _scores(results, "original", "", task, column)[0],
+                "original": 100 * _scores(results, "original", "", task)[0],
                 "deactivate_random": mean,
                 "deactivate_random_std": std,
-                "deactivate_task": 100 * _scores(results, "task", task, task, column)[0],
+                "deactivate_task": 100 * _scores(results, "task", task, task)[0],
                 "random_draws": len(random),
             }
         )
     return pd.DataFrame(rows)
 
 
-def training_table(
-    results: pd.DataFrame, zero_shot: pd.DataFrame, column: str = "accuracy"
-) -> pd.DataFrame:
-    """B-T2 (B-T7): per trained task, its zero-shot score x 100 (``column``: accuracy;
-    ``rouge_l`` for the generation rows, whose results hold their own zero-shot rows),
+def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
+    """B-T2 (B-T7): per trained task, its zero-shot score x 100 (accuracy; ROUGE-L for
+    the generation rows),
     after training random neurons (mean and std over draws) and after training the
     task's neurons, with both gains over zero-shot in points."""
     trained = results[
@@ -68,10 +65,10 @@ def training_table(
     ]
     rows = []
     for task in dict.fromkeys(trained["source"]):
-        base = 100 * _scores(zero_shot, "zero_shot", "", task, column)[0]
-        random = _scores(results, "random", task, task, column)
+        base = 100 * _scores(zero_shot, "zero_shot", "", task)[0]
+        random = _scores(results, "random", task, task)
         mean, std = _random_summary(random)
-        own = 100 * _scores(results, "task", task, task, column)[0]
+        own = 100 * _scores(results, "task", task, task)[0]
         rows.append(
             {
                 "task": task,
@@ -91,12 +88,11 @@ def effect_matrix(
     results: pd.DataFrame,
     reference: Mapping[str, float],
     sign: float = 1.0,
-    column: str = "accuracy",
     condition: str = "task",
 ) -> pd.DataFrame:
     """B-F5: rows the task whose neurons were deactivated (or trained), columns the
     evaluated task; cell ``sign * (score - reference[eval task])`` in points, the score
-    being ``column`` (accuracy; ``rouge_l`` for the generation panel d) (deactivation:
+    being accuracy (ROUGE-L for the generation panels b and d) (deactivation:
     ``sign = -1`` and the trained model's accuracy, the drop; training: the gain over
     zero-shot). ``condition`` ``random``: the control matrix of B-F5c/d, layer-matched
     random neurons trained on the row's task, the score the mean over the draws."""
@@ -104,7 +100,7 @@ def effect_matrix(
     matrix = pd.DataFrame(index=pd.Index(tasks, name="neurons_of"), columns=tasks, dtype=float)
     for source in tasks:
         for task in tasks:
-            scores = _scores(results, condition, source, task, column)
+            scores = _scores(results, condition, source, task)
             if not scores:
                 raise ValueError(
                     f"no {condition!r} result of {source}'s neurons on {task}: rerun its "
@@ -115,13 +111,11 @@ def effect_matrix(
     return matrix.reset_index()
 
 
-def reference_scores(
-    results: pd.DataFrame, condition: str, column: str = "accuracy"
-) -> dict[str, float]:
-    """Per evaluated task, the ``column`` score (accuracy, or ``rouge_l``) of the
-    ``condition`` rows (original, zero_shot)."""
+def reference_scores(results: pd.DataFrame, condition: str) -> dict[str, float]:
+    """Per evaluated task, the ``score`` (accuracy, or ROUGE-L) of the ``condition``
+    rows (original, zero_shot)."""
     chosen = results[results["condition"] == condition]
-    return dict(zip(chosen["eval_task"], chosen[column], strict=True))
+    return dict(zip(chosen["eval_task"], chosen["score"], strict=True))
 
 
 def comparison_table(

@@ -1,10 +1,12 @@
 """Per-sample perturbation curves for the findings engine's paired bootstrap.
 
-A perturbation file (:func:`skillneurons.neurons.perturbation.write_perturbation_file`,
-and the A-vs-B curves of paper B) keeps, for every order, rate, trial and random
-repeat, which test samples were right. :class:`TaskCurves` holds one evaluation task's
-results as bool arrays, so that a claim's statistic can recompute curve areas on
-resampled test samples, trials and random orders.
+A perturbation file (:mod:`skillneurons.neurons.perturbation.curve_table`; written by
+:func:`skillneurons.neurons.perturbation.files.write_perturbation_file`, and the A-vs-B
+curves of paper B) keeps, for every order, rate, trial and random repeat, which test
+samples were right. :class:`TaskCurves` holds one evaluation task's results as bool
+arrays (:func:`~skillneurons.neurons.perturbation.curve_table.sample_correctness`), so
+that a claim's statistic can recompute curve areas on resampled test samples, trials
+and random orders.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from skillneurons.neurons.perturbation.curve_table import sample_correctness
 from skillneurons.reporting.stats import curve_area
 
 
@@ -53,15 +56,4 @@ class TaskCurves:
 
 def task_curves(frame: pd.DataFrame) -> TaskCurves:
     """:class:`TaskCurves` of one evaluation task's perturbation file (its rows)."""
-    rates = np.sort(frame["rate"].unique())
-    trials = sorted(frame["trial"].unique())
-    correct = {}
-    for (order_type, order), rows in frame.groupby(["order_type", "order"], sort=False):
-        repeats = sorted(rows["repeat"].unique())
-        samples = len(rows["correct"].iloc[0])
-        cube = np.zeros((len(trials), len(repeats), len(rates), samples), dtype=bool)
-        for row in rows.itertuples():
-            where = (trials.index(row.trial), repeats.index(row.repeat))
-            cube[(*where, int(np.searchsorted(rates, row.rate)))] = np.asarray(row.correct)
-        correct[(str(order_type), str(order))] = cube
-    return TaskCurves(rates, correct)
+    return TaskCurves(*sample_correctness(frame))

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from skillneurons.infra.io import atomic_path  # noqa: E402
-from skillneurons.neurons.curve_table import LAYER_MATCHED, RANDOM_TYPES  # noqa: E402
+from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED, RANDOM_TYPES  # noqa: E402
 
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 

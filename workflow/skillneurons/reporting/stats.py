@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from skillneurons.neurons.curve_table import trial_curves
+from skillneurons.neurons.perturbation.curve_table import trial_curves
 
 
 def accuracy_summary(values: Sequence[float]) -> tuple[float, float, str]:

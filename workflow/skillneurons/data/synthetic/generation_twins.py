@@ -264,7 +264,9 @@ def commongen_sample(s: Sampler) -> tuple[str, str]:
     if s.chance(0.6):
         place = s.choice(places)
         concepts.append(place)
-        text += f" at the {place}" if place in ("station", "market", "beach") else f" in the {place}"
+        text += (
+            f" at the {place}" if place in ("station", "market", "beach") else f" in the {place}"
+        )
     return ", ".join(s.shuffled(concepts)), sentence(text)
 
 

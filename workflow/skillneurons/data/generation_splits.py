@@ -27,7 +27,7 @@ from skillneurons.data.sources import (
     local_copy_advice,
     read_local_splits,
 )
-from skillneurons.data.synthetic.generation import GENERATION_TWINS, generate_generation_task
+from skillneurons.data.synthetic.generation_twins import GENERATION_TWINS, generate_generation_task
 
 GENERATION_TYPES = ("summarization", "question_generation", "data_to_text")
 GENERATION_COLUMNS = ("source", "target", "role")
@@ -152,7 +152,9 @@ def generation_frame(frame: pd.DataFrame, spec: GenerationSpec, role: str, where
     if len(parts) == 1:
         source = parts[0]
     else:
-        labelled = [label + ": " + part for label, part in zip(spec.source_labels, parts, strict=True)]
+        labelled = [
+            label + ": " + part for label, part in zip(spec.source_labels, parts, strict=True)
+        ]
         source = labelled[0].str.cat(labelled[1:], sep="\n")
     target = frame[spec.target_column].map(_cell_text)
     empty = np.flatnonzero((target.str.strip() == "").to_numpy())
@@ -247,7 +249,9 @@ def generation_splits(
     for name, part in splits.items():
         if part.empty:
             raise DataSourceError(f"generation split {name!r} is empty ({len(frame)} rows)")
-    return {name: part[["source", "target"]].reset_index(drop=True) for name, part in splits.items()}
+    return {
+        name: part[["source", "target"]].reset_index(drop=True) for name, part in splits.items()
+    }
 
 
 def cap_splits(

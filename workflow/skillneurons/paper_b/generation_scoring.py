@@ -1,21 +1,13 @@
-"""Paper B's generation tasks on a causal LM: prompts, neuron-only training, ROUGE-L scores.
+"""Paper B's generation tasks on a causal LM: prompts, encoding and ROUGE-L scoring.
 
 A generation input is ``<instruction>\\n<source>\\nAnswer:`` (the instruction names
 the task type's skill, :data:`skillneurons.paper_b.instructions.INSTRUCTIONS`, as for
 classification; paper B gives its prompts only by example, these are ours); the model
 is trained to continue it with the target (the target-only LM loss,
-:class:`skillneurons.models.generation.CausalLMObjective`) and scored by ROUGE-L F1 of
-its greedy continuation (:func:`generation_scores`).
-
-B-T2's generation rows (§4.2, Table 2; :func:`generation_training_results`): the base
-model's zero-shot ROUGE-L, then only the task's top-k% neurons trained on the task
-(``task``), then the same count of layer-matched random neurons (``random``, seeded
-draws); the neurons are found by relevance on the base model, the sample's loss being
-its target's negative log-likelihood (:class:`~skillneurons.models.generation.CausalLMObjective`).
-The model with the task's neurons trained is also scored on the other generation tasks'
-test splits (each with its own instruction and budgets): against their zero-shot scores,
-the generation panel of Figure 5 (B-F5d, appendix A.4). Random trainings are scored on
-every one of those tasks too, as for classification: their matrix is B-F5d's control.
+:class:`skillneurons.models.decoding.CausalLMObjective`) and scored by ROUGE-L F1 of
+its greedy continuation (:func:`generation_scores`). A generation task enters paper B's
+experiments through its :class:`skillneurons.paper_b.scorers.TaskScorer`
+(:func:`skillneurons.paper_b.scorers.generation_scorer`), as a classification task does.
 """
 
 from __future__ import annotations
@@ -26,16 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from skillneurons.models.generation import (
+from skillneurons.models.decoding import (
     CausalLMObjective,
     GenerationSplit,
     encode_examples,
     greedy_continuations,
 )
 from skillneurons.models.loading import LoadedModel
-from skillneurons.models.neuron_deltas import NeuronDeltas
-from skillneurons.models.training import TrainingSettings, train
-from skillneurons.paper_b.relevance import trained_sets
 from skillneurons.paper_b.rouge import rouge_l_f1
 
 
@@ -96,7 +85,8 @@ def generation_scores(
 @dataclass(frozen=True)
 class GenerationBudget:
     """Token budgets of a generation task: prompt and target kept in training, and the
-    greedy-decoding budget (:attr:`skillneurons.data.generation.GenerationSpec.max_new_tokens`)."""
+    greedy-decoding budget
+    (:attr:`skillneurons.data.generation_splits.GenerationSpec.max_new_tokens`)."""
 
     max_prompt_tokens: int
     max_target_tokens: int
@@ -161,75 +151,3 @@ def rouge_l_on(
         stemmer=rouge_stemmer,
     )["rouge_l"].to_numpy(dtype=np.float64)  # fmt: skip
     return float(scores.mean()), scores
-
-
-def generation_training_results(
-    loaded: LoadedModel,
-    task: str,
-    train_split: GenerationSplit,
-    frames: Mapping[str, pd.DataFrame],
-    neurons: Mapping[int, np.ndarray],
-    *,
-    instruction: str,
-    budget: GenerationBudget,
-    width: int,
-    training: TrainingSettings,
-    random_draws: int,
-    seed: int,
-    batch_size: int,
-    output_only: bool = False,
-    rouge_stemmer: bool = False,
-    other_tests: Mapping[str, ScoredSplit] | None = None,
-    progress: bool = True,
-) -> tuple[pd.DataFrame, dict]:
-    """B-T2's generation rows for one task (the module docstring): zero-shot, then
-    ``neurons`` trained (``task``), then ``random_draws`` layer-matched random sets of
-    ``width``-wide layers; each training keeps the state of best dev ROUGE-L and is
-    scored on the test split and on ``other_tests`` (task -> :class:`ScoredSplit`:
-    B-F5d, and its control with the random sets). ``train_split`` is the task's encoded
-    training split (:func:`encode_generation`, as its relevance read it), ``frames``
-    holds its ``dev`` and ``test`` frames. Returns one row per condition, draw and
-    evaluated task (``condition``, ``source``, ``draw``, ``eval_task``, ``rouge_l``: the
-    mean, ``sample_rouge_l``: per test sample; ROUGE-L Porter-stemmed when
-    ``rouge_stemmer``), the task's own rows first, and each training's metrics."""
-    objective = generation_objective(loaded)
-    tests = {task: ScoredSplit(frames["test"], instruction, budget), **(other_tests or {})}
-    dev = ScoredSplit(frames["dev"], instruction, budget)
-
-    def row(condition: str, draw: int, eval_task: str) -> dict:
-        mean, scores = rouge_l_on(loaded, tests[eval_task], batch_size, rouge_stemmer)
-        source = "" if condition == "zero_shot" else task
-        return {"condition": condition, "source": source, "draw": draw,
-                "eval_task": eval_task, "rouge_l": mean, "sample_rouge_l": scores}  # fmt: skip
-
-    rows, metrics = [row("zero_shot", 0, task)], []
-    for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
-        objective.deltas = NeuronDeltas(loaded.model, chosen, output_only)
-        result = train(
-            objective, train_split, None, training, objective.pad_id, progress=progress,
-            evaluate=lambda _: rouge_l_on(loaded, dev, batch_size, rouge_stemmer)[0],
-        )  # fmt: skip
-        with objective.deltas.folded():
-            rows.extend(row(condition, draw, eval_task) for eval_task in tests)
-        metrics.append(
-            {
-                "condition": condition,
-                "draw": draw,
-                "neurons": int(sum(len(v) for v in chosen.values())),
-                "trained_entries": objective.deltas.entries(),
-                "best_step": result.best_step,
-                "dev_rouge_l": result.best_dev_accuracy,
-                "dev_curve": [
-                    {
-                        "step": p["step"],
-                        "dev_rouge_l": p["dev_accuracy"],
-                        "train_loss": p["train_loss"],
-                    }
-                    for p in result.dev_curve
-                ],  # fmt: skip
-            }
-        )
-        objective.deltas.remove()
-        del objective.deltas
-    frame = pd.DataFrame(rows).astype({"draw": "int64", "rouge_l": "float64"})
-    return frame, {"task": task, "trainings": metrics}

@@ -1,0 +1,130 @@
+"""Paper B's part 1 through one path: deactivation (B-T1, B-F5a/b) of a classification
+and of a generation task by the same function, each through its TaskScorer
+(skillneurons.paper_b.deactivation, skillneurons.paper_b.evaluation)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skillneurons.models.sites import ffn_sites
+from skillneurons.paper_b.deactivation import deactivation_results, multitask_mixture
+from skillneurons.paper_b.evaluation import deactivated
+from skillneurons.paper_b.scorers import classification_scorer, generation_scorer
+from tiny_models import tiny, word_tokenizer
+
+SPLITS = ("train", "dev", "test")
+
+
+def classification(loaded):
+    """Four test sentences of a sentiment task whose labels the tiny random model's
+    verbalizer scores."""
+    frame = pd.DataFrame(
+        {"text_a": ["good", "bad", "very good", "not bad"], "text_b": [None] * 4,
+         "label": [1, 0, 1, 0]}
+    )  # fmt: skip
+    return classification_scorer(
+        loaded, dict.fromkeys(SPLITS, frame), ["Negative", "Positive"], "",
+        max_length=16, batch_size=4,
+    )  # fmt: skip
+
+
+def generation(loaded):
+    """Two prompts whose references are the words the tiny causal LM can write."""
+    frame = pd.DataFrame({"source": ["good", "bad"], "target": ["very good", "not bad"]})
+    scoring = {
+        "instruction": "very",
+        "budget": {"max_prompt_tokens": 8, "max_target_tokens": 4, "max_new_tokens": 2},
+    }
+    return generation_scorer(loaded, dict.fromkeys(SPLITS, frame), scoring, batch_size=2)
+
+
+def by_hand(scorer, model, neurons):
+    """The scorer's per-sample test scores with ``neurons`` zeroed as the output
+    projections' inputs, by plain forward pre-hooks."""
+    sites = ffn_sites(model)
+
+    def zero(chosen):
+        def hook(_, args):
+            a = args[0].clone()
+            a[..., torch.as_tensor(chosen)] = 0.0
+            return (a,)
+
+        return hook
+
+    handles = [
+        sites[layer].output_projection.register_forward_pre_hook(zero(chosen))
+        for layer, chosen in neurons.items()
+    ]
+    try:
+        return scorer.evaluate("test")[0]
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def causal_tokenizer():
+    """The tiny word tokenizer with an end-of-text token, as decoding needs."""
+    tokenizer = word_tokenizer()
+    tokenizer.eos_token = "[MASK]"
+    return tokenizer
+
+
+@pytest.mark.parametrize("kind", ["classification", "generation"])
+def test_deactivation_of_either_kind_goes_through_its_scorer(kind):
+    if kind == "classification":
+        loaded = tiny("masked_lm", word_tokenizer())
+    else:
+        loaded = tiny("causal_lm", causal_tokenizer())
+    build = classification if kind == "classification" else generation
+    scorers = {"t": build(loaded), "u": build(loaded)}
+    width = ffn_sites(loaded.model)[0].width
+    neurons = {"t": {0: np.arange(width), 1: np.array([], np.int64)},
+               "u": {0: np.array([0, 1]), 1: np.array([3])}}  # fmt: skip
+    by_activations = deactivation_results(scorers, neurons, width=width, random_draws=2, seed=0)
+    by_weights = deactivation_results(
+        scorers, neurons, width=width, random_draws=2, seed=0, by="weights"
+    )
+    metric = {"classification": "accuracy", "generation": "rouge_l"}[kind]
+    assert set(by_activations["metric"]) == {metric}
+    assert by_activations[["condition", "source", "draw", "eval_task"]].values.tolist() == [
+        ["original", "", 0, "t"], ["task", "t", 0, "t"], ["task", "u", 0, "t"],
+        ["random", "t", 0, "t"], ["random", "t", 1, "t"],
+        ["original", "", 0, "u"], ["task", "t", 0, "u"], ["task", "u", 0, "u"],
+        ["random", "u", 0, "u"], ["random", "u", 1, "u"],
+    ]  # fmt: skip
+    # the two ways of deactivating give the same scores, sample by sample
+    for a, b in zip(by_activations["sample_scores"], by_weights["sample_scores"], strict=True):
+        np.testing.assert_array_equal(a, b)
+    # by hand: as trained, and with all of layer 0 zeroed by plain hooks
+    original = scorers["t"].evaluate("test")[0]
+    off = by_hand(scorers["t"], loaded.model, {0: np.arange(width)})
+    rows = by_activations.set_index(["condition", "source", "eval_task", "draw"])
+    np.testing.assert_array_equal(rows.loc[("original", "", "t", 0), "sample_scores"], original)
+    np.testing.assert_array_equal(rows.loc[("task", "t", "t", 0), "sample_scores"], off)
+    assert rows.loc[("task", "t", "t", 0), "score"] == pytest.approx(off.mean())
+    if kind == "classification":  # 1.0 or 0.0 per sentence: the score is accuracy
+        assert set(off) <= {0.0, 1.0} and len(off) == 4
+    else:  # a ROUGE-L F1 per prompt
+        assert len(off) == 2 and ((0 <= off) & (off <= 1)).all()
+
+
+def test_deactivated_restores_the_model_and_refuses_unknown_methods():
+    loaded = tiny("masked_lm", word_tokenizer())
+    before = {name: value.clone() for name, value in loaded.model.state_dict().items()}
+    with deactivated(loaded.model, {0: np.array([1, 2])}, "weights"):
+        assert not torch.equal(loaded.model.state_dict()[next(iter(before))], torch.tensor(0))
+    for name, value in loaded.model.state_dict().items():
+        assert torch.equal(value, before[name]), name
+    with pytest.raises(ValueError, match="paper_b.deactivation.*activations"):
+        with deactivated(loaded.model, {0: np.array([1])}, "bias"):
+            pass
+
+
+def test_a_multitask_model_takes_tasks_of_one_kind():
+    scorers = {
+        "c": classification(tiny("masked_lm", word_tokenizer())),
+        "g": generation(tiny("causal_lm", causal_tokenizer())),
+    }
+    with pytest.raises(ValueError, match="tasks of one kind.*classification.*generation"):
+        multitask_mixture(scorers)

@@ -1,0 +1,265 @@
+"""The workflow's plan (skillneurons.plan): the lists, task choices and paths the rule
+files read, checked against what the embedded default, configs/smoke.yaml and
+configs/smollm.yaml say when read by hand."""
+
+import copy
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from skillneurons.config import ConfigError, validate_config
+from skillneurons.plan import NO_VALUES, Plan, names_regex
+
+
+def merged(base: dict, extra: dict) -> dict:
+    """``extra`` over ``base``, section by section (as ``snakemake --configfile`` merges)."""
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def plan_of(*files: str, **changes) -> Plan:
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for name in files:
+        config = merged(config, yaml.safe_load((ROOT / name).read_text()))
+    return Plan(validate_config(merged(config, changes)))
+
+
+@pytest.fixture(scope="module")
+def default():
+    return plan_of()
+
+
+@pytest.fixture(scope="module")
+def smoke():
+    return plan_of("configs/smoke.yaml")
+
+
+@pytest.fixture(scope="module")
+def smollm():
+    return plan_of("configs/smollm.yaml")
+
+
+FIVE = ["syn_sst2", "syn_tweet", "syn_mnli", "syn_agnews", "syn_dbpedia"]
+
+
+def test_default_lists(default):
+    assert list(default.tasks) == FIVE and list(default.models) == ["minilm"]
+    assert default.trials == [0] and default.control_trials == [0]
+    assert default.gguf_models == {} and default.model_files("minilm") == []
+    # tasks: auto takes the first sentiment task for both stages, and says so
+    assert default.auto_choices == {
+        "random_label_words": ["syn_sst2"],
+        "tuning_methods": ["syn_sst2"],
+    }
+    assert default.random_words_draws == [0, 1] and default.random_words_trials == [0]
+    assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0]
+    assert default.ablation_tasks == [] and default.paper_b_tasks == FIVE
+
+
+def test_default_figure_tasks(default):
+    # A-F1 binary sentiment (SST-2's twin), A-F2 three-way inference (MNLI's), A-F4 the
+    # first three-way sentiment task (Tweet's), A-F7 the first sentiment task trained.
+    assert default.figure_tasks == {
+        "A-F1": ["syn_sst2"],
+        "A-F2": ["syn_mnli"],
+        "A-F4": ["syn_tweet"],
+        "A-F7": ["syn_sst2"],
+    }
+    assert default.figure_task("A-F2") == "syn_mnli"
+
+
+def test_default_paper_b_groups_orders_and_similarities(default):
+    # First task of each type trains, the others test (paper B's Table 3 rule).
+    assert default.groups("minilm") == {
+        "cls": (["syn_sst2", "syn_mnli", "syn_agnews"], ["syn_tweet", "syn_dbpedia"])
+    }
+    assert default.generation_tasks == [] and not default.generation_on
+    assert default.generalization_models == ["minilm"]
+    assert default.controlled == {"q10": 0.1}
+    assert default.controlled_pairs("minilm") == ["cls-cls"]
+    assert default.similarities == ["centroid", "norm_weighted_overlap"]
+    # paper B's order 1 on the twins: DBPedia, Amazon (sst2), Yahoo (mnli), AGNews
+    order = ["syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews"]
+    assert default.continual_orders == {"order1": order}
+    assert default.continual_tasks == order
+
+
+def test_default_paths(default):
+    assert default.task_files("minilm", "x/{task}.json") == [
+        f"results/minilm/x/{task}.json" for task in FIVE
+    ]
+    assert default.control_files("minilm", "random_model") == [
+        f"results/minilm/skill_neurons/random_model/{task}/trial0.json" for task in FIVE
+    ]
+    splits = default.split_files()
+    assert len(splits) == 5 * 3 + 2 * 2 * 3  # two three-way tasks with two subtasks each
+    assert "data/splits/syn_mnli/subtasks/entailment_vs_contradiction/dev.parquet" in splits
+    assert default.subtask_files("syn_sst2", "dev") == []
+    assert default.proportion_tasks("minilm", "cls") == [
+        "syn_sst2", "syn_mnli", "syn_agnews", "syn_tweet", "syn_dbpedia",
+    ]  # fmt: skip
+    assert default.generalization_files("minilm") == {
+        "group": ["results/minilm/paper_b/generalization/cls/proportions/group.parquet"],
+        "single": [
+            f"results/minilm/paper_b/generalization/cls/proportions/{task}.parquet"
+            for task in ("syn_sst2", "syn_mnli", "syn_agnews")
+        ],
+        "controlled": ["results/minilm/paper_b/generalization/cls-cls/controlled/q10.parquet"],
+    }
+    assert default.continual_findings_files("minilm")["continual_trained"] == [
+        f"results/minilm/paper_b/continual/order1/{method}.parquet"
+        for method in ("seqft", "seqlora", "ncft")
+    ]
+    inputs = default.findings_inputs("minilm")
+    assert set(inputs) == {
+        "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
+        "label_words",
+    }  # fmt: skip
+    assert inputs["label_words"] == [
+        f"results/minilm/random_label_words/draw{d}/rankings/syn_sst2.parquet" for d in (0, 1)
+    ]
+
+
+def test_default_targets(default):
+    a, b = default.paper_a_targets(), default.paper_b_targets()
+    assert "results/minilm/figures/A-F7.png" in a
+    assert "results/minilm/figures/A-F12.png" in a and "results/minilm/figures/A-F13.png" in a
+    assert not any("ablation" in path for path in a)  # ablation.tasks: []
+    assert not any("generation" in path for path in b)  # no generation task
+    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FIVE]
+    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b]
+
+
+def test_smoke(smoke):
+    assert list(smoke.tasks) == ["syn_sst2", "syn_tweet", "syn_agnews"]
+    assert list(smoke.models) == ["minilm-l2"] and smoke.trials == [0, 1]
+    assert smoke.control_trials == [0] and smoke.auto_choices == {}
+    assert smoke.tuning_tasks == ["syn_sst2", "syn_tweet"]
+    # No inference task: A-F2 shows the first task with subtasks, the Tweet twin.
+    assert smoke.figure_tasks == {
+        "A-F1": ["syn_sst2"],
+        "A-F2": ["syn_tweet"],
+        "A-F4": ["syn_tweet"],
+        "A-F7": ["syn_sst2"],
+    }
+    assert smoke.groups("minilm-l2") == {"cls": (["syn_sst2", "syn_agnews"], ["syn_tweet"])}
+    # orders: null without the order-1 twins: the tasks as configured
+    assert smoke.continual_orders == {"order1": ["syn_sst2", "syn_tweet", "syn_agnews"]}
+    # A-T3's controls run on the first controls.trials trials only
+    assert smoke.control_files("minilm-l2", "random_prompt") == [
+        f"results/minilm-l2/skill_neurons/random_prompt/{task}/trial0.json"
+        for task in ("syn_sst2", "syn_tweet", "syn_agnews")
+    ]
+
+
+def test_smollm(smollm):
+    model = "smollm2-135m"
+    assert smollm.model_files(model) == ["data/models/smollm2-135m"]
+    assert smollm.tuning_methods == ["adapter"] and smollm.tuning_tasks == ["syn_sst2"]
+    assert smollm.generation_tasks == ["syn_sciq", "syn_tweetqa"] and smollm.generation_on
+    assert smollm.groups(model) == {
+        "cls": (["syn_sst2", "syn_agnews"], ["syn_tweet"]),
+        "gen": (["syn_sciq"], ["syn_tweetqa"]),
+    }
+    assert smollm.controlled_pairs(model) == ["cls-cls", "gen-gen", "gen-cls"]
+    assert smollm.controlled_tasks(model, "gen-cls") == ["syn_sciq", "syn_tweet"]
+    # A sweep trains a group's tasks and is scored on every group's test tasks.
+    assert smollm.proportion_tasks(model, "gen") == ["syn_sciq", "syn_tweet", "syn_tweetqa"]
+    assert smollm.scored_split_files(["syn_sciq"]) == [
+        f"data/generation/syn_sciq/{split}.parquet" for split in ("train", "dev", "test")
+    ]
+    scorers = smollm.scorer_params(["syn_sst2", "syn_sciq"])
+    assert scorers["syn_sst2"]["kind"] == "classification"
+    assert scorers["syn_sst2"]["instruction"] == "Sentiment of the text:"
+    assert scorers["syn_sciq"]["kind"] == "generation"
+    assert scorers["syn_sciq"]["instruction"] == "Write the question that the text answers."
+    assert smollm.continual_orders == {} and smollm.continual_findings_files(model) == {}
+    assert smollm.zero_shot_files(model) == {
+        "zero_shot": [f"results/{model}/paper_b/classification/zero_shot.parquet"],
+        "generation_zero_shot": [f"results/{model}/paper_b/generation/zero_shot.parquet"],
+    }
+    assert any("generation" in path for path in smollm.paper_b_targets())
+    assert not any("A-F13" in path for path in smollm.paper_a_targets())  # no BitFit
+
+
+def test_part_one_by_kind(smollm):
+    """B-T1/B-T2 run each kind through one rule: its tasks, its training sections and the
+    files findings_b reads (the generation zero-shot file under its own key)."""
+    model, paper_b = "smollm2-135m", smollm.config["paper_b"]
+    assert smollm.part_one_kind("syn_tweetqa") == "generation"
+    assert smollm.part_one_kind("syn_sst2") == "classification"
+    assert smollm.part_one_tasks("generation") == ["syn_sciq", "syn_tweetqa"]
+    assert smollm.part_one_tasks("classification") == smollm.paper_b_tasks
+    # configs/smollm.yaml: generation.multitask 40 steps, generation.training 20 steps
+    assert smollm.part_one_training("generation", "multitask")["max_steps"] == 40
+    assert smollm.part_one_training("generation", "neuron_training")["max_steps"] == 20
+    assert smollm.part_one_training("classification", "multitask") == paper_b["multitask"]
+    assert smollm.part_one_training("classification", "multitask")["learning_rate"] == 5e-5
+    assert smollm.part_one_training("classification", "neuron_training")["learning_rate"] == 1e-3
+    with pytest.raises(ValueError, match="part-1 stage 'training'"):
+        smollm.part_one_training("generation", "training")
+    folder = f"results/{model}/paper_b/generation"
+    assert smollm.generation_findings_files(model) == {
+        "generation_deactivation": f"{folder}/deactivation.parquet",
+        "generation_training": [
+            f"results/{model}/paper_b/neuron_training/{task}.parquet"
+            for task in ("syn_sciq", "syn_tweetqa")
+        ],
+        "generation_zero_shot": f"{folder}/zero_shot.parquet",
+    }
+
+
+def test_part_one_off_for_classification_only_models(default):
+    assert default.part_one_tasks("generation") == []
+    assert default.part_one_kind("syn_sst2") == "classification"
+    assert default.generation_findings_files("minilm") == {}
+
+
+def test_comparison_settings_read_noise_only_for_gaussian(default):
+    # config.yaml: paper_b.comparison.kind zero, so no noise key reaches AB-F1's jobs
+    assert default.comparison_settings() == {"kind": "zero", "positions": "all"}
+    gaussian = plan_of(paper_b={"comparison": {"kind": "gaussian"}}, perturbation={"sigma": 0.5})
+    assert gaussian.comparison_settings() == {
+        "kind": "gaussian",
+        "positions": "all",
+        "sigma": 0.5,
+        **{key: default.config["perturbation"][key] for key in ("mean", "unit", "draw")},
+    }
+    assert list(gaussian.comparison_settings()) == [
+        "kind", "positions", "sigma", "mean", "unit", "draw"
+    ]  # fmt: skip
+
+
+def test_no_values_is_one_regex():
+    assert names_regex([]) == NO_VALUES == "(?!x)x"
+    assert names_regex({"b": 1, "a": 2}) == "a|b"
+
+
+def test_figure_and_example_tasks_must_be_configured():
+    with pytest.raises(ConfigError, match=r"'perturbation.figure_tasks': \['syn_imdb'\]"):
+        plan_of(perturbation={"figure_tasks": ["syn_imdb"]})
+    with pytest.raises(ConfigError, match="'tuning_methods.example_task': 'syn_agnews' is"):
+        plan_of(tuning_methods={"example_task": "syn_agnews"})
+    chosen = plan_of(perturbation={"figure_tasks": ["syn_mnli", "syn_sst2"]})
+    assert chosen.figure_tasks["A-F4"] == ["syn_mnli", "syn_sst2"]
+
+
+def test_stand_ins_and_no_figure_task_when_none_fits():
+    # Two binary topic tasks: a binary task stands in for A-F1's sentiment task, and no
+    # task has subtasks, so A-F2 shows none; A-F4 and A-F7 take the first task.
+    plan = plan_of(tasks=["syn_agnews", "syn_dbpedia"], paper_b={"tasks": []})
+    assert plan.figure_tasks == {
+        "A-F1": ["syn_agnews"],
+        "A-F2": [],
+        "A-F4": ["syn_agnews"],
+        "A-F7": ["syn_agnews"],
+    }
+    assert plan.figure_task("A-F2") is None
+    assert not any("A-F2" in path for path in plan.paper_a_targets())
+    assert plan.paper_b_targets() == []
