@@ -260,5 +260,5 @@ def test_page_in_headless_chromium(explored, tmp_path):
     assert 'id="baseline"' in dom and 'class="here">1</span>' in dom
     assert "ct1</span>" in dom  # the top neuron's words
     shot = tmp_path / "explorer.png"
-    headless("--virtual-time-budget=5000", "--window-size=1400,1000", f"--screenshot={shot}", url)
+    headless("--virtual-time-budget=5000", "--window-size=1500,1100", f"--screenshot={shot}", url)
     assert shot.stat().st_size > 10_000

@@ -193,16 +193,19 @@ function selectTask(task) {
 // ------------------------------------------------------------------ neuron panel
 
 function histogram(row, labelNames) {
-  const width = 520;
+  const width = 440;
   const height = 220;
   const margin = { left: 44, right: 12, top: 12, bottom: 34 };
   const hist = row.histogram;
   const bins = hist.counts[0].length;
-  const most = Math.max(1, ...hist.counts.flat());
+  // Bars stacked by label: a bin's height is its count over all labels.
+  const totals = hist.counts[0].map((_, bin) => hist.counts.reduce((sum, counts) => sum + counts[bin], 0));
+  const most = Math.max(1, ...totals);
   const x = (value) => margin.left + ((value - hist.low) / (hist.high - hist.low)) * (width - margin.left - margin.right);
   const y = (count) => height - margin.bottom - (count / most) * (height - margin.top - margin.bottom);
   const svg = svgEl("svg", { width, height, id: "histogram", role: "img" });
   const step = (hist.high - hist.low) / bins;
+  const below = new Array(bins).fill(0);
   hist.counts.forEach((counts, label) => {
     counts.forEach((count, bin) => {
       const left = x(hist.low + bin * step);
@@ -214,12 +217,12 @@ function histogram(row, labelNames) {
           "data-count": count,
           x: left,
           width: Math.max(0, right - left - 0.5),
-          y: y(count),
-          height: y(0) - y(count),
+          y: y(below[bin] + count),
+          height: y(below[bin]) - y(below[bin] + count),
           fill: PALETTE[label % PALETTE.length],
-          "fill-opacity": 0.55,
         })
       );
+      below[bin] += count;
     });
   });
   const axisY = y(0);
