@@ -204,6 +204,11 @@ def test_effects_and_words(explored):
     assert all(row["perturbed"] is None for row in beta["rows"])
 
 
+def data_payload(path):
+    """The JSON a data file of the page assigns (``window.EXPLORER.<target> = <JSON>;``)."""
+    return json.loads(path.read_text().split(" = ", 1)[1].rstrip(";\n"))
+
+
 def test_page_files_load_their_data_relatively(explored, tmp_path):
     size = write_explorer(tmp_path / "explorer", *explored)
     page = (tmp_path / "explorer" / "index.html").read_text()
@@ -248,7 +253,7 @@ def test_page_in_headless_chromium(explored, tmp_path):
     url = (tmp_path / "explorer" / "index.html").as_uri() + "#task=alpha&click=0"
     result = headless("--virtual-time-budget=5000", "--dump-dom", url)
     dom = result.stdout
-    assert "Uncaught" not in result.stderr, result.stderr[-2000:]
+    assert "CONSOLE" not in result.stderr, result.stderr[-2000:]  # no console message
     assert '<div id="errors"></div>' in dom
     body = dom.split('<table id="neuron-table">', 1)[1].split("</table>", 1)[0]
     assert body.count("<tr data-layer=") == 5

@@ -31,6 +31,10 @@ function fmt(value, digits = 3) {
   return value === null || value === undefined ? "" : Number(value).toFixed(digits);
 }
 
+function precision(value, digits = 3) {
+  return value === null || value === undefined ? "" : Number(value).toPrecision(digits);
+}
+
 function flag(value) {
   return value === null || value === undefined ? "" : value ? "\u2713" : "";
 }
@@ -82,7 +86,7 @@ const COLUMNS = [
   { key: "a_score", label: "A predictivity", value: (r) => r.a_score, text: (r) => fmt(r.a_score) },
   { key: "a_rank", label: "A rank", value: (r) => r.a_rank, text: (r) => String(r.a_rank + 1) },
   { key: "a_top", label: "A top", value: (r) => (r.a_top ? 1 : 0), text: (r) => flag(r.a_top), cls: "flag" },
-  { key: "b_relevance", label: "B relevance", value: (r) => r.b_relevance, text: (r) => fmt(r.b_relevance, 5) },
+  { key: "b_relevance", label: "B relevance", value: (r) => r.b_relevance, text: (r) => precision(r.b_relevance) },
   { key: "b_rank", label: "B rank", value: (r) => r.b_rank, text: (r) => (r.b_rank === null ? "" : String(r.b_rank + 1)) },
   { key: "b_top", label: "B top", value: (r) => (r.b_top ? 1 : 0), text: (r) => flag(r.b_top), cls: "flag" },
   {
