@@ -58,10 +58,11 @@ include: "workflow/rules/paper_b/continual.smk"
 include: "workflow/rules/paper_b/findings.smk"
 include: "workflow/rules/paper_b/targets.smk"
 include: "workflow/rules/shared/docs.smk"
+include: "workflow/rules/shared/explorer.smk"
 
 
-# Every split and ranking, every figure and table of the papers' registries, and each
-# model's results page (docs/results/{model}.md).
+# Every split and ranking, every figure and table of the papers' registries, each
+# model's neuron explorer and results page (docs/results/{model}.md).
 rule all:
     default_target: True
     input:

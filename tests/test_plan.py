@@ -133,7 +133,24 @@ def test_default_targets(default):
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
     rankings = [f"results/minilm/rankings/{task}.parquet" for task in FIVE]
-    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b]
+    explorer = ["results/minilm/explorer"]
+    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *explorer]
+
+
+def test_explorer_inputs(default):
+    inputs = default.explorer_inputs("minilm")
+    assert inputs["test_dumps"] == [
+        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FIVE
+    ]
+    assert (
+        inputs["baselines"][0] == "results/minilm/activations/syn_sst2/trial0/baseline.safetensors"
+    )
+    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 5
+    assert inputs["task_neurons"] == [
+        f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
+    ]
+    assert inputs["deactivation"] == ["results/minilm/paper_b/classification/deactivation.parquet"]
+    assert inputs["words"] == ["results/minilm/word_selectivity.parquet"]
 
 
 def test_smoke(smoke):

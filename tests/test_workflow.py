@@ -1,5 +1,6 @@
 """The workflow as a user runs it: dry runs, lint, formatting, and the smoke pipeline."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -401,6 +402,30 @@ def test_smoke_results_page_renders_the_runs_tables_in_its_own_folder(smoke_run)
     for claim, verdict in zip(findings["claim"], findings["verdict"], strict=True):
         assert f"| {claim} |" in page and f"| {verdict} |" in page
     assert not (ROOT / "docs/results/minilm-l2.md").exists()
+
+
+def explorer_data(path):
+    """The JSON a data file of the explorer assigns (``window.EXPLORER.<x> = <JSON>;``)."""
+    return json.loads(path.read_text().split(" = ", 1)[1].rstrip(";\n"))
+
+
+def test_smoke_explorer_reads_the_runs_outputs(smoke_run):
+    """Rule explorer (part of rule all) on the smoke run: every task's table filled from
+    the run's files, both papers' ranks where paper B ran, and the page under 20 MB."""
+    folder = smoke_run / "results/minilm-l2/explorer"
+    overview = explorer_data(folder / "data/overview.js")
+    assert overview["tasks"] == ["syn_sst2", "syn_tweet", "syn_agnews"]
+    for index, task in enumerate(overview["tasks"]):
+        data = explorer_data(folder / f"data/task-{index}.js")
+        assert data["task"] == task and data["test_samples"] > 0
+        assert len(data["rows"]) >= overview["top_neurons"]
+        assert sorted(row["a_rank"] for row in data["rows"])[0] == 0
+        counts = data["rows"][0]["histogram"]["counts"]
+        assert sum(map(sum, counts)) == data["test_samples"]
+        if task in overview["layer_counts"]["b"]:
+            assert min(row["b_rank"] for row in data["rows"]) == 0
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    assert size < 20e6
 
 
 def test_smoke_ablation_reuses_the_trials_and_decides_every_setting(smoke_run):

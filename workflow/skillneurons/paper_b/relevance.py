@@ -53,6 +53,7 @@ from skillneurons.models.encoding import EncodedSplit
 from skillneurons.neurons.activations import sample_rows
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
+from skillneurons.paper_b.neuron_sets import layer_width, task_neurons
 
 DEFINITIONS = ("sample_abs", "token_abs", "dataset_abs")
 #: Columns of a task-neuron file.
@@ -153,30 +154,6 @@ def relevance_tables(
     }
 
 
-def layer_width(table: pd.DataFrame) -> int:
-    """Neurons per layer of a task-neuron table."""
-    return int(table["neuron"].max()) + 1
-
-
-def task_neurons(
-    table: pd.DataFrame, fraction: float, per_layer: bool = False
-) -> dict[int, np.ndarray]:
-    """The top ``fraction`` of neurons by relevance (paper B: 10%), ``{layer: sorted
-    int64 indices}``: over all layers (``round(fraction * total)``, half up), or
-    ``round(fraction * width)`` within every layer."""
-    layers, width = int(table["layer"].max()) + 1, layer_width(table)
-    if per_layer:
-        count = int(np.floor(fraction * width + 0.5))
-        chosen = table[table["rank_in_layer"] < count]
-    else:
-        count = int(np.floor(fraction * layers * width + 0.5))
-        chosen = table[table["rank"] < count]
-    return {
-        layer: np.sort(chosen.loc[chosen["layer"] == layer, "neuron"].to_numpy(np.int64))
-        for layer in range(layers)
-    }
-
-
 def matched_random_neurons(
     neurons: Mapping[int, np.ndarray], width: int, seed: int
 ) -> dict[int, np.ndarray]:
@@ -244,10 +221,3 @@ def neurons_of_tasks(
     layers' width (B-T1's deactivated sets)."""
     neurons = {task: task_neurons(table, fraction, per_layer) for task, table in tables.items()}
     return neurons, layer_width(next(iter(tables.values())))
-
-
-def relevance_matrix(table: pd.DataFrame) -> np.ndarray:
-    """``[layers, neurons]`` relevance from a task-neuron table."""
-    values = np.full((int(table["layer"].max()) + 1, layer_width(table)), np.nan)
-    values[table["layer"].to_numpy(), table["neuron"].to_numpy()] = table["relevance"]
-    return values

@@ -101,9 +101,37 @@ class Plan(PaperAPlan, PaperBPlan):
             files += [path for split in SPLITS for path in self.subtask_files(task, split)]
         return files
 
+    def explorer_inputs(self, model: str) -> dict[str, list[str]]:
+        """What the neuron explorer of ``model`` reads (rule ``explorer``): every task's
+        ranking, trial 0's test dump and Eq. 3 baseline, and perturbation curves; paper
+        B's task-neuron files and B-T1's deactivation where paper B runs; A-T2's words
+        where the configuration makes A-T2."""
+        trial0 = f"results/{model}/activations/{{task}}/trial0"
+        runs_b = bool(self.paper_b_tasks)
+        words = f"results/{model}/tables/A-T2.csv" in self.paper_a_targets()
+        return {
+            "rankings": self.task_files(model, "rankings/{task}.parquet"),
+            "test_dumps": expand(f"{trial0}/test.parquet", task=list(self.tasks)),
+            "baselines": expand(f"{trial0}/baseline.safetensors", task=list(self.tasks)),
+            "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
+            "task_neurons": [self.task_neuron_file(model, t) for t in self.paper_b_tasks],
+            "deactivation": (
+                [f"results/{model}/paper_b/classification/deactivation.parquet"] if runs_b else []
+            ),
+            "words": [f"results/{model}/word_selectivity.parquet"] if words else [],
+        }
+
     def all_targets(self) -> list[str]:
-        """``rule all``: every split and ranking, every figure and table of both papers."""
+        """``rule all``: every split and ranking, every figure and table of both papers,
+        and each model's neuron explorer (``results/{model}/explorer``)."""
         rankings = expand(
             "results/{model}/rankings/{task}.parquet", model=self.models, task=self.tasks
         )
-        return [*self.split_files(), *rankings, *self.paper_a_targets(), *self.paper_b_targets()]
+        explorers = expand("results/{model}/explorer", model=self.models)
+        return [
+            *self.split_files(),
+            *rankings,
+            *self.paper_a_targets(),
+            *self.paper_b_targets(),
+            *explorers,
+        ]
