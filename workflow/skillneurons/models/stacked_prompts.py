@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import torch
 
-from skillneurons.models.encoding import EncodedSplit
+from skillneurons.models.encoding import EncodedSplit, repeated_batch
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.training import batches_by_length
 
@@ -78,13 +78,6 @@ class StackedPrompts(torch.nn.Module):
             ):
                 self.prompts[trial].copy_(state["prompts"])
                 classifier.load_prompt_state(state)
-
-
-def repeated_batch(batch: dict[str, torch.Tensor], groups: int) -> dict[str, torch.Tensor]:
-    """``batch``'s rows ``groups`` times over, one copy after the other."""
-    return {
-        name: tensor.repeat(groups, *[1] * (tensor.dim() - 1)) for name, tensor in batch.items()
-    }
 
 
 @torch.inference_mode()
