@@ -37,9 +37,9 @@ def settings(seed):
         learning_rate=0.05,
         batch_size=4,
         eval_batch_size=16,
-        max_steps=80,
-        eval_every=5,
-        patience=3,
+        max_steps=40,
+        eval_every=4,
+        patience=2,
         seed=seed,
     )
 
