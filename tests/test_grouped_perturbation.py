@@ -87,36 +87,31 @@ def test_a_grouped_pass_gives_each_condition_the_logits_of_its_own_pass(classifi
     assert all((alone[i] - clean).abs().max() > 0.01 for i in (0, 2))
 
 
-@pytest.mark.parametrize("max_rows", [16, 512])  # two conditions a pass, or all
 @pytest.mark.parametrize("name", list(SETTINGS))
-def test_batched_sweep_predicts_as_one_pass_per_condition(classifier, split, name, max_rows):
+def test_batched_sweep_predicts_as_one_pass_per_condition(classifier, split, name):
     settings = SETTINGS[name]
     orders = [
         NamedOrder(f"random{i}", "random", order, i)
         for i, order in enumerate(uniform_random_orders(64, 2, seed=5))
     ]
     rates = [0.0, 0.1, 0.3, 0.6, 1.0]
-    table = sweep_orders(
-        classifier,
-        split,
-        orders,
-        rates,
-        settings,
-        classifier.pad_id,
-        8,
-        BASELINE,
-        SCALE,
-        max_rows=max_rows,
-    )
-    clean = predict(classifier, split, 8, classifier.pad_id)
+    pad = classifier.pad_id
+    tables = [  # two conditions a pass (of 8 rows each), or all of them in one
+        sweep_orders(
+            classifier, split, orders, rates, settings, pad, 8, BASELINE, SCALE, max_rows=rows
+        )
+        for rows in (16, 512)
+    ]
+    clean = predict(classifier, split, 8, pad)
     changed = 0
-    for row, correct in zip(table.itertuples(), table["correct"], strict=True):
+    for index, row in enumerate(tables[0].itertuples()):
         order = next(o for o in orders if o.name == row.order).order
         chosen = order[: row.perturbed]
         neurons = {0: chosen[chosen < 32], 1: chosen[chosen >= 32] - 32}
         alone = perturbed_predictions(
-            classifier, split, neurons, settings, classifier.pad_id, 8, BASELINE, SCALE
+            classifier, split, neurons, settings, pad, 8, BASELINE, SCALE
         )
-        assert np.array_equal(correct, (alone == split.labels).numpy())
+        for table in tables:
+            assert np.array_equal(table["correct"][index], (alone == split.labels).numpy())
         changed += int(not torch.equal(alone, clean))
     assert changed >= 2  # the sweep's perturbations change predictions

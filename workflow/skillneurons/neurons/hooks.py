@@ -236,19 +236,20 @@ class GroupedEdit:
             raise ValueError(f"rows of shape {tuple(a.shape)} do not split into {groups} groups")
         grouped = a.view(groups, a.shape[0] // groups, *a.shape[1:])
         if self.positions is None:
-            index = (slice(None), slice(None), slice(None))
+            selected = grouped
         else:
             positions = self.positions.to(a.device) % a.shape[1]
-            index = (slice(None), slice(None), positions)
-        selected = grouped[index]  # [groups, n, positions, width]
+            selected = grouped[:, :, positions]  # [groups, n, positions, width]
         value = self.value
         if callable(value):
             value = value(selected.shape[1:], a.device, a.dtype)
         value = torch.as_tensor(value, device=a.device, dtype=a.dtype)
         new = selected + value if self.mode == "add" else value.expand_as(selected)
-        mask = self.chosen.to(a.device)[:, None, None, :]
+        new = torch.where(self.chosen.to(a.device)[:, None, None, :], new, selected)
+        if self.positions is None:
+            return new.view(a.shape)
         edited = grouped.clone()
-        edited[index] = torch.where(mask, new, selected)
+        edited[:, :, positions] = new
         return edited.view(a.shape)
 
 
