@@ -1,14 +1,16 @@
 """Prompt-tuning trials trained together in one pass equal the trials run one by one
 (issue 37, item 1; skillneurons.models.trial_training)."""
 
+import pandas as pd
 import pytest
 import torch
 
-from skillneurons.models.encoding import encode_split
+from skillneurons.models.encoding import encode_frame
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.stacked_prompts import StackedPrompts, predict_trials
-from skillneurons.models.training import TrainingSettings, predict, train
+from skillneurons.models.training import TrainingSettings, predict, result_metrics, train
 from skillneurons.models.trial_training import train_trials
+from skillneurons.paper_a.prompt_tuning import tune_prompts
 from tiny_models import tiny, word_tokenizer
 
 WORDS = ["Negative", "Positive"]
@@ -18,8 +20,9 @@ SEEDS = [0, 1, 2]
 ATOL = 1e-5
 
 
-def noisy_split(tokenizer, n, seed):
-    """Texts of 1 to 4 words (so that batches pad), labels right 80% of the time."""
+def noisy_frame(n, seed):
+    """A split file's frame: texts of 1 to 3 words (so that batches pad), labels right
+    80% of the time."""
     generator = torch.Generator().manual_seed(seed)
     labels = torch.randint(0, 2, (n,), generator=generator)
     lengths = torch.randint(0, 3, (n,), generator=generator)
@@ -29,7 +32,11 @@ def noisy_split(tokenizer, n, seed):
         for y, k in zip(labels.tolist(), lengths.tolist(), strict=True)
     ]
     noisy = (labels ^ flips.long()).tolist()
-    return encode_split(tokenizer, texts, [None] * n, noisy, 8)
+    return pd.DataFrame({"text_a": texts, "text_b": [None] * n, "label": noisy})
+
+
+def noisy_split(loaded, n, seed):
+    return encode_frame(loaded, noisy_frame(n, seed), 8)
 
 
 def settings(seed):
@@ -52,8 +59,8 @@ def setup(kind):
         for parameter in loaded.model.parameters():
             if parameter.dim() == 2:
                 parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
-    train_split = noisy_split(loaded.tokenizer, 48, 0)
-    dev_split = noisy_split(loaded.tokenizer, 24, 1)
+    train_split = noisy_split(loaded, 48, 0)
+    dev_split = noisy_split(loaded, 24, 1)
     return loaded, train_split, dev_split
 
 
@@ -90,7 +97,7 @@ def test_three_trials_together_equal_three_runs(kind):
         torch.testing.assert_close(losses, expected, atol=ATOL, rtol=0)
         torch.testing.assert_close(tuned.prompts, classifier.prompts, atol=ATOL, rtol=0)
     # the best prompts predict the test rows as the trial's own classifier does
-    test = noisy_split(loaded.tokenizer, 40, 2)
+    test = noisy_split(loaded, 40, 2)
     predicted = predict_trials(stacked, test, 16, 0, range(len(SEEDS)))
     for row, (classifier, _) in zip(predicted, alone, strict=True):
         assert torch.equal(row, predict(classifier, test, 16, 0))
@@ -112,3 +119,24 @@ def test_trials_together_must_share_all_settings_but_the_seed():
     other = TrainingSettings(**{**vars(settings(1)), "learning_rate": 0.01})
     with pytest.raises(ValueError, match="differ only in their seeds"):
         train_trials(stacked, train_split, dev_split, [settings(0), other], 0)
+
+
+def test_one_seed_of_tune_prompts_writes_what_its_own_run_did_before():
+    # The default (one trial per task): prompt and metrics as the sequential run's.
+    loaded, train_split, dev_split = setup("masked_lm")
+    block = {
+        **{k: v for k, v in vars(settings(0)).items() if k != "seed"},
+        "prompt_length": 3,
+        "init_std": 1.0,
+        "max_length": 8,
+    }
+    frames = {"train": noisy_frame(48, 0), "dev": noisy_frame(24, 1), "test": noisy_frame(40, 2)}
+    ((classifier, metrics),) = tune_prompts(
+        loaded, frames, label_words=WORDS, settings=block, seeds=[3]
+    )
+    (own,) = classifiers(loaded, [3])
+    result = train(own, train_split, dev_split, settings(3), 0, progress=False)
+    expected = result_metrics(own, result, noisy_split(loaded, 40, 2), 16, 0)
+    assert {key: metrics[key] for key in expected} == expected
+    assert metrics["seed"] == 3 and metrics["label_words"] == WORDS
+    assert torch.equal(classifier.prompts, own.prompts)

@@ -38,7 +38,8 @@ def tune_prompts(
     tuned classifier and metrics, in the order of ``seeds``.
 
     ``settings`` is the config's ``prompt_tuning`` block; a trial's seed seeds both its
-    prompt initialisation and its data order, as a run of its own would.
+    prompt initialisation and its data order, as a run of its own would. The
+    classifiers live on the backbone's device.
     """
     classifiers = [
         PromptedClassifier(
@@ -48,7 +49,7 @@ def tune_prompts(
             init_std=settings["init_std"],
             seed=seed,
             init=settings.get("init", "normal"),
-        )
+        ).to(loaded.model.device)
         for seed in seeds
     ]
     first = classifiers[0]
