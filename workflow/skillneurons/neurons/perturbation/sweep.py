@@ -102,31 +102,30 @@ def grouped_predictions(
     batch_size: int,
     baseline: np.ndarray | torch.Tensor | None = None,
     scale: np.ndarray | torch.Tensor | None = None,
+    max_rows: int = MAX_ROWS_PER_PASS,
 ) -> torch.Tensor:
     """Predicted labels ``[conditions, samples]``: :func:`perturbed_predictions` of each
-    condition (``{layer: indices}``, at least one neuron each), all in one forward pass
-    per batch of ``split`` (the batch's rows once per condition, each condition's rows
-    with its own neurons perturbed: :func:`grouped_perturbation_edits`). The noise of
-    each condition's rows is that of its own pass; the logits can differ from it only
-    by the rounding of larger matrix products."""
+    condition (``{layer: indices}``), ``max_rows // batch_size`` conditions per forward
+    pass of each batch of ``split`` (the batch's rows once per condition, each
+    condition's rows with its own neurons perturbed: :func:`grouped_perturbation_edits`).
+    The noise of each condition's rows is that of its own pass; the logits can differ
+    from it only by the rounding of larger matrix products."""
     was_training = classifier.training
     classifier.eval()
-    edits = grouped_perturbation_edits(
-        classifier,
-        conditions,
-        settings,
-        positions=_edit_positions(classifier, settings),
-        baseline=baseline,
-        scale=scale,
-    )
-    groups = len(conditions)
-    predictions = torch.empty(groups, len(split), dtype=torch.long)
+    positions = _edit_positions(classifier, settings)
+    predictions = torch.empty(len(conditions), len(split), dtype=torch.long)
     device = next(classifier.parameters()).device
-    with edit_activations(classifier, edits):
-        for rows in batches_by_length(split, batch_size):
-            batch = repeated_batch(split.batch(rows, pad_id, device), groups)
-            logits = classifier(**batch)
-            predictions[:, rows] = logits.argmax(dim=-1).view(groups, len(rows)).cpu()
+    per_pass = max(1, max_rows // batch_size)
+    for start in range(0, len(conditions), per_pass):
+        chunk = conditions[start : start + per_pass]
+        edits = grouped_perturbation_edits(
+            classifier, chunk, settings, positions=positions, baseline=baseline, scale=scale
+        )
+        with edit_activations(classifier, edits):
+            for rows in batches_by_length(split, batch_size):
+                batch = repeated_batch(split.batch(rows, pad_id, device), len(chunk))
+                logits = classifier(**batch).argmax(dim=-1).view(len(chunk), len(rows))
+                predictions[start : start + len(chunk), rows] = logits.cpu()
     classifier.train(was_training)
     return predictions
 
@@ -157,7 +156,7 @@ def sweep_orders(
     The unperturbed predictions (rate 0, and any rate that perturbs no neuron) are
     computed once and shared by all orders. The perturbed conditions go through the
     model together, ``max_rows // batch_size`` of them per pass
-    (:func:`grouped_predictions`), each batch's rows once per condition.
+    (:func:`grouped_predictions`).
     """
     widths = [site.width for site in ffn_sites(classifier)]
     total = int(sum(widths))
@@ -174,14 +173,11 @@ def sweep_orders(
     if len(perturbed) < len(conditions):
         unperturbed = predict(classifier, split, batch_size, pad_id)
         predicted = dict.fromkeys(range(len(conditions)), unperturbed)
-    per_pass = max(1, max_rows // batch_size)
-    for start in range(0, len(perturbed), per_pass):
-        chunk = perturbed[start : start + per_pass]
-        neurons = [split_flat(conditions[i][0].order[: conditions[i][2]], widths) for i in chunk]
-        labels = grouped_predictions(
-            classifier, split, neurons, settings, pad_id, batch_size, baseline, scale
-        )
-        predicted.update(zip(chunk, labels, strict=True))
+    neurons = [split_flat(conditions[i][0].order[: conditions[i][2]], widths) for i in perturbed]
+    labels = grouped_predictions(
+        classifier, split, neurons, settings, pad_id, batch_size, baseline, scale, max_rows
+    )
+    predicted.update(zip(perturbed, labels, strict=True))
     rows, correct = [], []
     for i, (named, rate, count) in enumerate(conditions):
         right = (predicted[i] == split.labels).numpy()
