@@ -119,11 +119,13 @@ def test_default_paths(default):
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words",
+        "label_words", "label_word_controls",
     }  # fmt: skip
-    assert inputs["label_words"] == [
-        f"results/minilm/random_label_words/draw{d}/rankings/syn_sst2.parquet" for d in (0, 1)
-    ]
+    for key, variant in (("label_words", "draw"), ("label_word_controls", "control")):
+        assert inputs[key] == [
+            f"results/minilm/random_label_words/{variant}{d}/rankings/syn_sst2.parquet"
+            for d in (0, 1)
+        ]
 
 
 def test_default_targets(default):

@@ -1,5 +1,6 @@
 """Rule findings: paper A's claims of sections 4-5 on this run, each an effect with its
-bootstrap confidence interval and verdict (skillneurons.paper_a.findings)."""
+hierarchical bootstrap interval, margin and Holm-adjusted verdict
+(skillneurons.paper_a.findings)."""
 
 import pandas as pd
 
@@ -14,7 +15,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
     tasks, scores_of = params.tasks, lambda path: Ranking.from_parquet(path).scores()
     draws = params.draws
-    words = [scores_of(path) for path in inputs.get("label_words", [])]
+    words, controls = (
+        [scores_of(path) for path in inputs.get(key, [])]
+        for key in ("label_words", "label_word_controls")
+    )
     table = findings_table(
         perturbation=dict(zip(tasks, map(pd.read_parquet, inputs.perturbation), strict=True)),
         scores=dict(zip(tasks, map(scores_of, inputs.rankings), strict=True)),
@@ -26,6 +30,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             task: words[index * draws : (index + 1) * draws]
             for index, task in enumerate(params.label_word_tasks)
         },
+        label_word_controls={
+            task: controls[index * draws : (index + 1) * draws]
+            for index, task in enumerate(params.label_word_tasks)
+        },
         methods={
             method: dict(
                 zip(params.method_tasks, map(pd.read_parquet, inputs[method]), strict=True)
@@ -34,12 +42,16 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         },
         task_types=params.task_types,
         settings=BootstrapSettings(
-            resamples=params.resamples, alpha=params.alpha, seed=params.seed
+            resamples=params.resamples,
+            alpha=params.alpha,
+            seed=params.seed,
+            min_runs=params.min_runs,
         ),
     )
     write_frame(
         snakemake.output.csv,
         snakemake.output.md,
         table,
-        "Findings: paper A's claims of sections 4-5 on this run (95% bootstrap intervals)",
+        "Findings: paper A's claims of sections 4-5 on this run (95% hierarchical bootstrap "
+        "intervals, verdicts Holm-adjusted)",
     )

@@ -28,38 +28,54 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
+from skillneurons.paper_b.findings import ONE_TRAINING
+from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, decide, unavailable
 
 RESAMPLED = "test samples of each task"
 
 
-def _claim(claim: str, effect: str, paper_value: str) -> Claim:
-    return Claim(claim, "§6, B-T5", effect, RESAMPLED, paper_value)
+def _claim(claim: str, effect: str, paper_value: str, margin: float, basis: str) -> Claim:
+    return Claim(claim, "§6, B-T5", effect, RESAMPLED, paper_value, margin, basis)
+
+
+def _half(high: float, low: float) -> tuple[float, str]:
+    """Half the paper's Standard-order gap ``high - low`` (points) as a margin."""
+    return (high - low) / 200, f"half the paper's effect ({high} vs {low}, Standard order)"
+
+
+#: Smallest effect of interest of the uniform-weight control (ours; no paper number).
+UNIFORM_MARGIN = (0.01, "smallest effect of interest: 1 point of CL (no paper number)")
 
 
 #: (claim, the method that should score higher, the lower one).
 CONTRASTS = (
     (_claim("neuron-level continual fine-tuning (NCFT) forgets less than sequential "
             "fine-tuning", "CL(NCFT) - CL(SeqFT), mean over orders",
-            "71.3 vs 47.1 (Standard)"), "ncft", "seqft"),
+            "71.3 vs 47.1 (Standard)", *_half(71.3, 47.1)), "ncft", "seqft"),
     (_claim("W-NCFT forgets less than sequential fine-tuning",
-            "CL(W-NCFT) - CL(SeqFT), mean over orders", "73.3 vs 47.1 (Standard)"),
+            "CL(W-NCFT) - CL(SeqFT), mean over orders", "73.3 vs 47.1 (Standard)",
+            *_half(73.3, 47.1)),
      "wncft", "seqft"),
     (_claim("NCFT forgets less than sequential LoRA fine-tuning (SeqLoRA)",
-            "CL(NCFT) - CL(SeqLoRA), mean over orders", "71.3 vs 53.8 (Standard)"),
+            "CL(NCFT) - CL(SeqLoRA), mean over orders", "71.3 vs 53.8 (Standard)",
+            *_half(71.3, 53.8)),
      "ncft", "seqlora"),
     (_claim("weighting the stored neurons by task similarity (W-NCFT) beats NCFT",
-            "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order"),
+            "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order",
+            *_half(73.3, 71.3)),
      "wncft", "ncft"),
     (_claim("weighting the stored neurons by task similarity (W-NCFT) beats averaging "
             "them with equal weights", "CL(W-NCFT) - CL(W-NCFT, uniform weights), mean "
-            "over orders", "(no paper has it; the control of W-NCFT > NCFT)"),
+            "over orders", "(no paper has it; the control of W-NCFT > NCFT)",
+            *UNIFORM_MARGIN),
      "wncft", "wncft_uniform"),
     (_claim("NCFT stays below fine-tuning one model per task",
-            "CL(per-task FT) - CL(NCFT), mean over orders", "77.2 vs 71.3 (Standard)"),
+            "CL(per-task FT) - CL(NCFT), mean over orders", "77.2 vs 71.3 (Standard)",
+            *_half(77.2, 71.3)),
      "per_task", "ncft"),
     (_claim("W-NCFT stays below fine-tuning one model per task",
-            "CL(per-task FT) - CL(W-NCFT), mean over orders", "77.2 vs 73.3 (Standard)"),
+            "CL(per-task FT) - CL(W-NCFT), mean over orders", "77.2 vs 73.3 (Standard)",
+            *_half(77.2, 73.3)),
      "per_task", "wncft"),
 )  # fmt: skip
 
@@ -96,11 +112,14 @@ def continual_claims(
         method: _final_correct(results, per_task, method)
         for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
     }
-    sizes = {
-        f"{task}: test samples": len(correct)
-        for order in finals["seqft"]
-        for task, correct in order.items()
-    }
+    sizes = Units(
+        runs=ONE_TRAINING,
+        samples={
+            f"{task}: test samples": len(correct)
+            for order in finals["seqft"]
+            for task, correct in order.items()
+        },
+    )
 
     def cl(method: str, indices: Mapping[str, np.ndarray]) -> float:
         scores = [

@@ -103,7 +103,8 @@ class PaperAPlan:
 
     def findings_inputs(self, model: str) -> dict[str, list[str]]:
         """The per-sample results behind paper A's claims: perturbation files, rankings,
-        the controls' top neurons; §4.4 and §5 only when the config runs them."""
+        the controls' top neurons; §4.4 (the random-label-word draws' rankings and their
+        seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "rankings": self.task_files(model, "rankings/{task}.parquet"),
@@ -114,8 +115,15 @@ class PaperAPlan:
             },
         }
         if self.random_words_tasks:
-            inputs["label_words"] = self.random_words_files(
-                model, "rankings/{task}.parquet", self.random_words_tasks, self.random_words_draws
+            inputs["label_words"], inputs["label_word_controls"] = (
+                self.random_words_files(
+                    model,
+                    "rankings/{task}.parquet",
+                    self.random_words_tasks,
+                    self.random_words_draws,
+                    variant=variant,
+                )
+                for variant in ("draw", "control")
             )
         return inputs
 
