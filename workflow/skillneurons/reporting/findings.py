@@ -16,23 +16,23 @@ statistic receives the drawn indices (unit name -> int64 indices; ``np.arange(n)
 the estimate) and recomputes everything that depends on them inside the draw, e.g. a
 mean over the drawn trials. Draws come from a generator seeded per claim.
 
-**The interval.** A unit with few levels (at most :data:`FEW_LEVELS`: 3 prompt trials,
-5 label-word draws, 7 tasks) gets a t interval, ``estimate +- t_{df, 1-a/2} * SE``; with
-none, the percentile interval of the draws. A percentile bootstrap of ``k`` values is
-too narrow: their plug-in variance is ``(k - 1) / k * s^2 / k`` and its quantiles are
-normal where ``t_{k-1}`` applies, so with 3 runs it has about a third of the width it
-should (``t_2 = 4.30`` against ``1.96 * sqrt(2/3)``). SE and ``df`` come from **the
-bootstrap, tier by tier** (runs, draws, samples): a pass that resamples a tier of few
-levels alone gives its share of the variance, times ``k / (k - 1)`` (the textbook ``s^2
-/ k`` for a mean of ``k`` per-run values), with ``k - 1`` degrees of freedom; the pass
-with every unit resampled, minus those shares, is the share of the tiers of many levels
-(infinite degrees of freedom; the last tier's share is found by this subtraction when
-every tier has few levels). ``df`` is Welch-Satterthwaite's over the shares: ``k - 1``
-when the runs' spread dominates, large when the test samples' does, so two random
-draws over many noisy samples do not get ``t_1``'s width. The bootstrap rather than the
-``k`` per-run estimates, because a claim's statistic is rarely a mean of per-run values
-(a difference of areas over tasks, a correlation over drawn pairs). A tier of few
-levels costs one more pass of the statistic.
+**The interval.** A top level with few levels (``k`` at most :data:`FEW_LEVELS`: 3
+prompt trials, 5 label-word draws, 7 tasks) gets a t interval, ``estimate +- t_{df,
+1-a/2} * SE``; with more, the percentile interval of the draws. A percentile bootstrap
+of ``k`` values is too narrow: their plug-in variance is ``(k - 1) / k * s^2 / k`` and
+its quantiles are normal where ``t_{k-1}`` applies, so with 3 runs it has about a third
+of the width it should (``t_2 = 4.30`` against ``1.96 * sqrt(2/3)``). SE and ``df``
+come from **the bootstrap of the top level**: a second pass resamples the top level
+alone (every nested unit at its full set); its variance, times ``k / (k - 1)``, is the
+top level's share (the textbook ``s^2 / k`` of ``k`` per-run values, whose spread
+includes what is nested in each run: its random draws, its samples' noise), with ``k -
+1`` degrees of freedom. The pass with every unit resampled, minus that pass, is the
+share of what the runs share (the same test samples under every run), with infinite
+degrees of freedom. ``df`` is Welch-Satterthwaite's over the two shares: ``k - 1`` when
+the runs' spread dominates, large when the shared samples' does, so that a few runs
+over many noisy shared samples do not get ``t_{k-1}``'s width. The bootstrap rather
+than the ``k`` per-run estimates, because a claim's statistic is rarely a mean of
+per-run values (a difference of areas over tasks, a correlation over drawn pairs).
 
 **Verdicts**, at a level ``a`` (Holm-adjusted, below):
 
@@ -165,8 +165,8 @@ class BootstrapSettings:
 class Test:
     """A claim's bootstrap: the estimate, the finite draws with every unit resampled,
     the top level's size ``k`` (0: no unit resampled) and, for a t interval, the
-    variance components of the estimate with their degrees of freedom (``components``:
-    ``(variance, df)`` per tier of few levels, the rest with ``inf``)."""
+    variance shares of the estimate with their degrees of freedom (``components``:
+    ``(variance, df)``, the top level's and the rest's)."""
 
     estimate: float
     draws: np.ndarray
@@ -246,25 +246,12 @@ def bootstrap(
         return draws[np.isfinite(draws)]
 
     draws = resample([name for name, size in levels.items() if size > 1])
-    tiers = [
-        [name for name, size in tier.items() if size > 1]
-        for tier in (units.runs, units.draws, units.samples)
-    ]
-    tiers = [tier for tier in tiers if tier]
-    few = [tier for tier in tiers if min(levels[name] for name in tier) <= FEW_LEVELS]
-    if not few:
+    if top[1] > FEW_LEVELS:
         return Test(estimate, draws, top[1])
-    total, components = float(np.var(draws)), []
-    for tier in few:
-        k = min(levels[name] for name in tier)
-        # The last tier's share needs no pass of its own when every tier has few levels.
-        last = tier is tiers[-1] and len(few) == len(tiers)
-        alone = total - sum(v for v, _ in components) if last else None
-        variance = float(np.var(resample(tier))) if alone is None else max(alone, 0.0)
-        components.append((variance, k))
-    rest = max(total - sum(v for v, _ in components), 0.0)
-    scaled = [(v * k / (k - 1), float(k - 1)) for v, k in components]
-    return Test(estimate, draws, top[1], (*scaled, (rest, np.inf)))
+    alone = float(np.var(resample([top[0]])))
+    rest = max(float(np.var(draws)) - alone, 0.0)
+    k = top[1]
+    return Test(estimate, draws, k, ((alone * k / (k - 1), k - 1.0), (rest, np.inf)))
 
 
 def verdict_at(p_effect: float, p_negligible: float, direction: int, alpha: float) -> str:
