@@ -473,6 +473,7 @@ def test_overlap_table_and_claims_on_shared_and_random_neurons():
     # one training and one test task: nothing that replicates, nothing measured
     single = overlap_claims(train, related, [0.1, 0.5, 1.0], SETTINGS)
     assert {row["verdict"] for row in single} == {"not measured"}
+    assert "no unit that replicates" in single[0]["note"]
 
 
 def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
@@ -491,7 +492,7 @@ def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
     assert above["estimate"] < -0.03 and above["verdict"] != "holds"
     assert rises["verdict"] == "holds"
     assert rises["estimate"] > 0.3 and rises["runs"] == 1
-    assert rises["resampled"].endswith("training tasks 2, test tasks 2")
+    assert rises["resampled"].endswith("training tasks 2, test tasks 2, neurons 1000")
     # Unrelated tasks: the raw overlap rate rises with the share by arithmetic alone,
     # the excess over random sets does not.
     unrelated = tasks("cd", rng.random((2, 500)))

@@ -17,10 +17,10 @@ generalizes less than trained on generation    smallest to the largest share, ge
 (§5.1, B-F2: cls -> gen flat)                  minus cls -> gen; test samples
 the groups' neurons overlap more than random   overlap rate minus random sets', the
 sets (A.6, B-T8; every pair of groups)         smallest over the shares below 100%;
-                                               training tasks, test tasks
+                                               training tasks, test tasks, neurons
 the overlap rises with the share (A.6, B-T8;   that excess at the largest share below
 every pair of groups)                          100% minus at the smallest; training
-                                               tasks, test tasks
+                                               tasks, test tasks, neurons
 a larger share of test-task neurons            out-of-domain score at the largest share
 generalizes better (A.7, B-T9..B-T11; every    o minus at the smallest, mean over q; test
 controlled pair)                               samples
@@ -174,7 +174,7 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         "A.6, B-T8",
         "overlap rate (Eq. 13) - random sets' overlap rate, the smallest over the shares "
         "below 100%",
-        "training tasks, test tasks (their unions recomputed per draw)",
+        "training tasks, test tasks (their unions recomputed per draw), neurons",
         f"{start}% at 10% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
@@ -184,7 +184,7 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         "A.6, B-T8",
         "excess of the overlap rate over random sets' at the largest share below 100% - "
         "at the smallest (random sets' overlap rises with the share on its own)",
-        "training tasks, test tasks (their unions recomputed per draw)",
+        "training tasks, test tasks (their unions recomputed per draw), neurons",
         f"{start} -> {end}% from 10% to 70% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
@@ -401,8 +401,9 @@ def overlap_claims(
     13's overlap rate over random sets' of the same sizes (:func:`random_overlap`): the
     union of several top-``p`` sets covers about ``1 - (1 - p)^n`` of the neurons, so
     the raw rate rises with the share for any data. The training and the test tasks are
-    resampled (crossed), their unions recomputed per draw; the neurons are not a unit
-    (any association among thousands of them would hold)."""
+    resampled (crossed; the units that replicate, whose few levels set the t interval),
+    their unions recomputed per draw, and the neurons with them (the chance of the one
+    draw of sets the run made)."""
     above_random, rises_claim = overlap_claim_pair(pair)
     first = next(iter(train_tables.values()))
     width = layer_width(first)
@@ -410,6 +411,9 @@ def overlap_claims(
     below = [p for p in sorted(proportions) if p < 1.0]
     if not below:
         return [unavailable(c, "no share below 100%") for c in (above_random, rises_claim)]
+    if len(train_tables) < 2 and len(test_tables) < 2:
+        why = "one training and one test task: no unit that replicates"
+        return [unavailable(c, why) for c in (above_random, rises_claim)]
 
     def members(tables) -> np.ndarray:
         """bool ``[shares, tasks, neurons]``: each task's top set at each share."""
@@ -422,18 +426,22 @@ def overlap_claims(
     train, test = members(train_tables), members(test_tables)
 
     def excess(indices: Mapping[str, np.ndarray]) -> np.ndarray:
-        x = train[:, indices["training tasks"]].any(axis=1)  # [shares, neurons]
-        y = test[:, indices["test tasks"]].any(axis=1)
+        neurons = indices["neurons"]
+        x = train[:, indices["training tasks"]][..., neurons].any(axis=1)  # [shares, n]
+        y = test[:, indices["test tasks"]][..., neurons].any(axis=1)
         joint = (x | y).sum(axis=1)
         rate = (x & y).sum(axis=1) / np.maximum(joint, 1)
-        chance = [
-            random_overlap(int(a), int(b), total) for a, b in zip(x.sum(1), y.sum(1), strict=True)
-        ]
+        sizes = zip(x.sum(axis=1), y.sum(axis=1), strict=True)
+        chance = [random_overlap(int(a), int(b), len(neurons)) for a, b in sizes]
         return rate - np.asarray(chance)
 
     units = Units(
         runs=ONE_TRAINING,
-        samples={"training tasks": len(train_tables), "test tasks": len(test_tables)},
+        samples={
+            "training tasks": len(train_tables),
+            "test tasks": len(test_tables),
+            "neurons": total,
+        },
     )
     rows = [decide(above_random, lambda i: float(excess(i).min()), units, settings)]
     if len(below) < 2:

@@ -23,16 +23,19 @@ of ``k`` values is too narrow: their plug-in variance is ``(k - 1) / k * s^2 / k
 its quantiles are normal where ``t_{k-1}`` applies, so with 3 runs it has about a third
 of the width it should (``t_2 = 4.30`` against ``1.96 * sqrt(2/3)``). SE and ``df``
 come from **the bootstrap of the top level**: a second pass resamples the top level
-alone (every nested unit at its full set); its variance, times ``k / (k - 1)``, is the
+alone (every other unit at its full set); its variance, times ``k / (k - 1)``, is the
 top level's share (the textbook ``s^2 / k`` of ``k`` per-run values, whose spread
-includes what is nested in each run: its random draws, its samples' noise), with ``k -
-1`` degrees of freedom. The pass with every unit resampled, minus that pass, is the
-share of what the runs share (the same test samples under every run), with infinite
-degrees of freedom. ``df`` is Welch-Satterthwaite's over the two shares: ``k - 1`` when
-the runs' spread dominates, large when the shared samples' does, so that a few runs
-over many noisy shared samples do not get ``t_{k-1}``'s width. The bootstrap rather
-than the ``k`` per-run estimates, because a claim's statistic is rarely a mean of
-per-run values (a difference of areas over tasks, a correlation over drawn pairs).
+includes what is nested in each run: its own random draws, its samples' noise), with
+``k - 1`` degrees of freedom. A unit crossed with the top level that has few levels too
+(the test tasks beside the training tasks of B-T8) gets a pass and a share of its own
+the same way (:meth:`Units.crossed_few`); the pass with every unit resampled, minus
+those shares, is the share of what the runs share (the same test samples under every
+run), with infinite degrees of freedom. ``df`` is Welch-Satterthwaite's over the
+shares: ``k - 1`` when the runs' spread dominates, large when the shared samples' does,
+so that a few runs over many noisy shared samples do not get ``t_{k-1}``'s width. The
+bootstrap rather than the ``k`` per-run estimates, because a claim's statistic is
+rarely a mean of per-run values (a difference of areas over tasks, a correlation over
+drawn pairs).
 
 **Verdicts**, at a level ``a`` (Holm-adjusted, below):
 
@@ -139,6 +142,17 @@ class Units:
     def top(self) -> tuple[str, int] | None:
         """The outermost unit with at least 2 levels (the interval's top level)."""
         return next(((n, s) for n, s in self.levels.items() if s >= 2), None)
+
+    def crossed_few(self, top: str) -> list[str]:
+        """The units other than ``top`` with few levels (2 to :data:`FEW_LEVELS`) that are
+        crossed with it: every one but the random draws under a run top level, which are
+        each run's own (nested: their spread is in the runs' already)."""
+        nested = self.draws if top in self.runs else {}
+        return [
+            name
+            for name, size in self.levels.items()
+            if name != top and 2 <= size <= FEW_LEVELS and name not in nested
+        ]
 
     def describe(self) -> str:
         """The hierarchy with its sizes: ``trials 3 > random orders 3 > t: test samples
@@ -248,10 +262,13 @@ def bootstrap(
     draws = resample([name for name, size in levels.items() if size > 1])
     if top[1] > FEW_LEVELS:
         return Test(estimate, draws, top[1])
-    alone = float(np.var(resample([top[0]])))
-    rest = max(float(np.var(draws)) - alone, 0.0)
-    k = top[1]
-    return Test(estimate, draws, k, ((alone * k / (k - 1), k - 1.0), (rest, np.inf)))
+    shares = [
+        (float(np.var(resample([name]))), levels[name])
+        for name in [top[0], *units.crossed_few(top[0])]
+    ]
+    rest = max(float(np.var(draws)) - sum(variance for variance, _ in shares), 0.0)
+    scaled = tuple((v * k / (k - 1), k - 1.0) for v, k in shares)
+    return Test(estimate, draws, top[1], (*scaled, (rest, np.inf)))
 
 
 def verdict_at(p_effect: float, p_negligible: float, direction: int, alpha: float) -> str:
