@@ -9,6 +9,7 @@ from scipy import stats
 
 from skillneurons.paper_a.findings import (
     PAPER_AGREEMENT,
+    comparable_claim,
     control_correct,
     correlation_claim,
     gap_claim,
@@ -275,6 +276,25 @@ def test_label_word_claims_compare_with_the_paper_and_the_seed_only_controls():
     assert agree["resampled"].endswith("label-word draws 5") and agree["runs"] == 5
     (missing,) = label_words_claims(close, {}, SETTINGS)[1:]
     assert missing["verdict"] == "not measured" and "no seed-only" in missing["note"]
+
+
+def test_skill_neurons_comparable_to_prompt_tuning_pairs_each_trial_and_task():
+    def entries(accuracy):
+        return [
+            {"task": task, "trial": trial, "test_accuracy": accuracy[t][trial]}
+            for t, task in enumerate("ab")
+            for trial in range(3)
+        ]
+
+    prompts = entries([[0.90, 0.92, 0.91], [0.80, 0.82, 0.79]])
+    close = entries([[0.895, 0.915, 0.905], [0.80, 0.815, 0.79]])
+    row = comparable_claim(prompts, close, SETTINGS)
+    assert row["estimate"] == pytest.approx(-0.02 / 6) and row["verdict"] == "negligible", row
+    assert row["resampled"].endswith("trials 3 > tasks 2") and row["runs"] == 3
+    short = entries([[0.70, 0.73, 0.70], [0.61, 0.62, 0.60]])
+    assert comparable_claim(prompts, short, SETTINGS)["verdict"] == "fails"
+    missing = comparable_claim(prompts, close[:-1], SETTINGS)
+    assert missing["verdict"] == "not measured" and "differ in trials" in missing["note"]
 
 
 def test_pretraining_claim_and_control_results():

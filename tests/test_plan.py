@@ -119,8 +119,12 @@ def test_default_paths(default):
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words", "label_word_controls",
+        "label_words", "label_word_controls", "prompt_metrics", "top_neurons",
     }  # fmt: skip
+    assert (
+        inputs["prompt_metrics"][0] == "results/minilm/prompt_tuning/syn_sst2/trial0/metrics.json"
+    )
+    assert inputs["top_neurons"][0] == "results/minilm/skill_neurons/tuned/syn_sst2.json"
     for key, variant in (("label_words", "draw"), ("label_word_controls", "control")):
         assert inputs[key] == [
             f"results/minilm/random_label_words/{variant}{d}/rankings/syn_sst2.parquet"

@@ -8,6 +8,7 @@ from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.findings import findings_table
+from skillneurons.paper_a.skill_neurons import read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
@@ -41,6 +42,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             for method in params.methods
         },
         task_types=params.task_types,
+        accuracies=(
+            [read_json(path) for path in inputs.prompt_metrics],
+            read_trial_results(inputs.top_neurons),
+        ),
         settings=BootstrapSettings(
             resamples=params.resamples,
             alpha=params.alpha,

@@ -8,6 +8,8 @@ test samples innermost. The effects and what is resampled, outermost first:
 ==========================================  =================================================
 claim (paper A)                             effect; resampled
 ==========================================  =================================================
+skill neurons as accurate as prompts        top neurons' test accuracy minus the prompt's,
+(§4.1, A-T1)                                per trial and task; trials > tasks
 top skill neurons matter (§4.2, A-F4)       area under the layer-matched random curve minus
                                             the area under the own-order curve, mean over
                                             evaluation tasks; trials > random orders > test
@@ -79,6 +81,17 @@ TOP = Claim(
     "own order below random at every rate (Figure 4)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+)
+COMPARABLE = Claim(
+    "the top skill neurons are about as accurate as prompt tuning",
+    "§4.1, A-T1",
+    "top skill neuron(s)' test accuracy - prompt tuning's, mean over trials and tasks "
+    "(negligible: comparable, as the paper finds; fails: the neurons fall short)",
+    "trials, tasks (each trial's own top neuron against its own prompt)",
+    "comparable on every task (Table 1: within about 1 point)",
+    margin=0.03,
+    margin_basis="smallest effect of interest: 3 points of accuracy (Table 1's gaps are "
+    "within about 1 point)",
 )
 TOP_UNIFORM = Claim(
     "perturbing a task's top skill neurons hurts more than uniform random neurons",
@@ -356,6 +369,33 @@ def label_words_claims(
 # --------------------------------------------------------------------------- controls
 
 
+def comparable_claim(
+    prompt_metrics: Sequence[Mapping], neuron_results: Sequence[Mapping], settings
+) -> dict:
+    """:data:`COMPARABLE` (§4.1, Table 1): per trial and task, the top skill neuron(s)'
+    test accuracy minus the prompt's (``prompt_metrics``: each trial's prompt-tuning
+    metrics; ``neuron_results``: each trial's top-neuron results, both in trial order
+    per task); trials and tasks resampled (crossed)."""
+    tasks = list(dict.fromkeys(m["task"] for m in prompt_metrics))
+
+    def accuracies(entries, task):
+        return [float(e["test_accuracy"]) for e in entries if e["task"] == task]
+
+    gaps = [
+        np.subtract(accuracies(neuron_results, t), accuracies(prompt_metrics, t)) for t in tasks
+    ]
+    if not tasks or len({len(g) for g in gaps}) != 1:
+        return unavailable(COMPARABLE, "prompt tuning and skill neurons differ in trials")
+    matrix = np.array(gaps).T  # [trials, tasks]
+    units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
+    return decide(
+        COMPARABLE,
+        lambda i: float(matrix[np.ix_(i["trials"], i["tasks"])].mean()),
+        units,
+        settings,
+    )
+
+
 def pretraining_claim(
     pretrained: Mapping[str, np.ndarray],
     random_model: Mapping[str, np.ndarray],
@@ -410,6 +450,7 @@ def findings_table(
     task_types: Mapping[str, str],
     settings: BootstrapSettings,
     label_word_controls: Mapping[str, Sequence[np.ndarray]] | None = None,
+    accuracies: tuple[Sequence[Mapping], Sequence[Mapping]] = ((), ()),
 ) -> pd.DataFrame:
     """Every claim of paper A's sections 4-5 on this run, one row each
     (:data:`skillneurons.reporting.findings.COLUMNS`), Holm-adjusted within the table.
@@ -420,11 +461,13 @@ def findings_table(
     top-neuron results; ``label_word_draws`` each task to its random-label-word draws'
     scores (empty: the experiment is off) and ``label_word_controls`` to its seed-only
     controls'; ``methods`` each tuning method to its perturbation rows per evaluation
-    task.
+    task; ``accuracies`` every trial's prompt-tuning metrics and top-neuron results
+    (:func:`comparable_claim`; empty: the row is not measured).
     """
     curves = {task: task_curves(frame) for task, frame in perturbation.items()}
     trials = next(iter(curves.values())).trials
     rows = [
+        comparable_claim(*accuracies, settings),
         gap_claim(TOP, curves, LAYER_MATCHED, settings),
         gap_claim(TOP_UNIFORM, curves, "random", settings),
         correlation_claim(scores, task_types, settings, trials),

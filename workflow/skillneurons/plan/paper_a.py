@@ -103,11 +103,18 @@ class PaperAPlan:
 
     def findings_inputs(self, model: str) -> dict[str, list[str]]:
         """The per-sample results behind paper A's claims: perturbation files, rankings,
-        the controls' top neurons; §4.4 (the random-label-word draws' rankings and their
+        the controls' top neurons, every trial's prompt-tuning metrics and top neurons (§4.1);
+        §4.4 (the random-label-word draws' rankings and their
         seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "rankings": self.task_files(model, "rankings/{task}.parquet"),
+            "prompt_metrics": expand(
+                f"results/{model}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
+                task=list(self.tasks),
+                trial=self.trials,
+            ),
+            "top_neurons": self.task_files(model, "skill_neurons/tuned/{task}.json"),
             **{c: self.control_files(model, c) for c in ("random_prompt", "random_model")},
             **{
                 method: self.tuning_curves(model, method, self.tuning_tasks)
