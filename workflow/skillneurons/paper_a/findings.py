@@ -381,12 +381,10 @@ def comparable_claim(
     def accuracies(entries, task):
         return [float(e["test_accuracy"]) for e in entries if e["task"] == task]
 
-    gaps = [
-        np.subtract(accuracies(neuron_results, t), accuracies(prompt_metrics, t)) for t in tasks
-    ]
-    if not tasks or len({len(g) for g in gaps}) != 1:
+    pairs = [(accuracies(neuron_results, t), accuracies(prompt_metrics, t)) for t in tasks]
+    if not tasks or len({len(a) for pair in pairs for a in pair}) != 1:
         return unavailable(COMPARABLE, "prompt tuning and skill neurons differ in trials")
-    matrix = np.array(gaps).T  # [trials, tasks]
+    matrix = np.array([np.subtract(*pair) for pair in pairs]).T  # [trials, tasks]
     units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
     return decide(
         COMPARABLE,
