@@ -9,6 +9,7 @@ from scipy import stats
 
 from skillneurons.paper_a.findings import (
     PAPER_AGREEMENT,
+    baseline_claims,
     comparable_claim,
     control_correct,
     correlation_claim,
@@ -295,6 +296,27 @@ def test_skill_neurons_comparable_to_prompt_tuning_pairs_each_trial_and_task():
     assert comparable_claim(prompts, short, SETTINGS)["verdict"] == "fails"
     missing = comparable_claim(prompts, close[:-1], SETTINGS)
     assert missing["verdict"] == "not measured" and "differ in trials" in missing["note"]
+
+
+def test_prompts_against_the_input_token_baselines():
+    generator = np.random.default_rng(4)
+
+    def trials(top):
+        return [
+            np.r_[generator.random(50) * 0.5, top + 0.02 * generator.random()] for _ in range(3)
+        ]
+
+    panels = {
+        task: {"max": trials(0.9), "input_avg": trials(0.6), "input_max": trials(0.88)}
+        for task in ("a", "b: x", "b: y")
+    }
+    against_avg, against_max = baseline_claims(panels, SETTINGS)
+    assert against_avg["estimate"] == pytest.approx(0.3, abs=0.01)
+    assert against_avg["verdict"] == "holds"
+    assert against_max["estimate"] == pytest.approx(0.02, abs=0.01) and against_max["runs"] == 3
+    assert against_max["resampled"].endswith("trials 3 > tasks 3")
+    (none,) = baseline_claims({"a": {"max": trials(0.9)}}, SETTINGS)[1:]
+    assert none["verdict"] == "not measured"
 
 
 def test_pretraining_claim_and_control_results():

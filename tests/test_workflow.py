@@ -377,13 +377,14 @@ def test_smoke_findings_table(smoke_run):
     findings = pd.read_csv(smoke_run / "results/minilm-l2/tables/findings.csv")
     assert list(findings.columns) == COLUMNS
     # six claims of sections 4-5, plus one per tuning method (adapter, BitFit)
-    assert len(findings) == 11
+    assert len(findings) == 13
     assert set(findings["verdict"]) <= set(VERDICTS)
     # Every verdict is the interval's: never a comparison of two point estimates.
     assert_verdicts_follow_the_intervals(findings)
     # The perturbation claims resample the trials, then the random orders, then the
     # stratified test samples of every task.
-    top = findings.iloc[1]
+    top = findings.iloc[3]
+    assert top["paper"] == "§4.2, A-F4/A-F11"
     assert "trials 2 > random orders" in top["resampled"]
     assert "syn_sst2: test samples 16" in top["resampled"] and top["runs"] == 2
 

@@ -7,8 +7,8 @@ import pandas as pd
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.findings import findings_table
-from skillneurons.paper_a.skill_neurons import read_trial_results
+from skillneurons.paper_a.findings import BASELINES, findings_table
+from skillneurons.paper_a.skill_neurons import predictivity_panels, read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
@@ -45,6 +45,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         accuracies=(
             [read_json(path) for path in inputs.prompt_metrics],
             read_trial_results(inputs.top_neurons),
+        ),
+        predictivity=predictivity_panels(
+            dict(zip(tasks, inputs.predictivity, strict=True)), ["max", *BASELINES]
         ),
         settings=BootstrapSettings(
             resamples=params.resamples,

@@ -10,6 +10,8 @@ claim (paper A)                             effect; resampled
 ==========================================  =================================================
 skill neurons as accurate as prompts        top neurons' test accuracy minus the prompt's,
 (§4.1, A-T1)                                per trial and task; trials > tasks
+prompts beat Avg./Max. (§4.1, A-F3)         top neuron's predictivity with prompts minus
+                                            with each baseline; trials > tasks
 top skill neurons matter (§4.2, A-F4)       area under the layer-matched random curve minus
                                             the area under the own-order curve, mean over
                                             evaluation tasks; trials > random orders > test
@@ -93,6 +95,24 @@ COMPARABLE = Claim(
     margin_basis="smallest effect of interest: 3 points of accuracy (Table 1's gaps are "
     "within about 1 point)",
 )
+#: A-F3's baselines (§4.1): activations averaged / maxed over the input tokens.
+BASELINES = {"input_avg": "Avg.", "input_max": "Max."}
+
+
+def baseline_claim(name: str) -> Claim:
+    return Claim(
+        f"prompts find more predictive neurons than the {name} input-token baseline",
+        "§4.1, A-F3/A-F9",
+        f"the top neuron's dev predictivity with prompts - with {name} over the input "
+        "tokens, mean over trials and tasks (subtasks)",
+        "trials, tasks (subtasks)",
+        "Avg. and Max. hardly find highly-predictive neurons (Figure 3)",
+        margin=0.05,
+        margin_basis="smallest effect of interest: 0.05 of predictivity (Figure 3 is a "
+        "histogram, no number)",
+    )
+
+
 TOP_UNIFORM = Claim(
     "perturbing a task's top skill neurons hurts more than uniform random neurons",
     "§4.2, A-F4/A-F11 (the paper's control)",
@@ -366,6 +386,32 @@ def label_words_claims(
     return [*rows, decide(LABEL_WORDS_CONTROL, excess, units, settings)]
 
 
+def baseline_claims(
+    panels: Mapping[str, Mapping[str, Sequence[np.ndarray]]], settings: BootstrapSettings
+) -> list[dict]:
+    """A-F3's two rows (:func:`baseline_claim`): per trial and task (or subtask) panel
+    (:func:`skillneurons.paper_a.skill_neurons.predictivity_panels` with the keys
+    ``max`` and :data:`BASELINES`), the top neuron's predictivity with prompts (``max``:
+    over the prompt tokens, the paper's) minus with the baseline; trials and panels
+    resampled (crossed)."""
+    rows = []
+    for key, name in BASELINES.items():
+        claim = baseline_claim(name)
+        chosen = [p for p in panels.values() if p.get(key) and p.get("max")]
+        if not chosen or len({len(p[key]) for p in chosen} | {len(p["max"]) for p in chosen}) != 1:
+            rows.append(unavailable(claim, f"no {name} predictivity for every trial"))
+            continue
+        matrix = np.array(
+            [
+                [np.max(a) - np.max(b) for a, b in zip(p["max"], p[key], strict=True)]
+                for p in chosen
+            ]
+        ).T  # [trials, panels]
+        units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
+        rows.append(decide(claim, _crossed_mean(matrix), units, settings))
+    return rows
+
+
 # --------------------------------------------------------------------------- controls
 
 
@@ -386,12 +432,13 @@ def comparable_claim(
         return unavailable(COMPARABLE, "prompt tuning and skill neurons differ in trials")
     matrix = np.array([np.subtract(*pair) for pair in pairs]).T  # [trials, tasks]
     units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
-    return decide(
-        COMPARABLE,
-        lambda i: float(matrix[np.ix_(i["trials"], i["tasks"])].mean()),
-        units,
-        settings,
-    )
+    return decide(COMPARABLE, _crossed_mean(matrix), units, settings)
+
+
+def _crossed_mean(matrix: np.ndarray):
+    """The statistic: the mean of ``matrix[trials, tasks]`` over the drawn trials and
+    tasks."""
+    return lambda indices: float(matrix[np.ix_(indices["trials"], indices["tasks"])].mean())
 
 
 def pretraining_claim(
@@ -449,6 +496,7 @@ def findings_table(
     settings: BootstrapSettings,
     label_word_controls: Mapping[str, Sequence[np.ndarray]] | None = None,
     accuracies: tuple[Sequence[Mapping], Sequence[Mapping]] = ((), ()),
+    predictivity: Mapping[str, Mapping[str, Sequence[np.ndarray]]] | None = None,
 ) -> pd.DataFrame:
     """Every claim of paper A's sections 4-5 on this run, one row each
     (:data:`skillneurons.reporting.findings.COLUMNS`), Holm-adjusted within the table.
@@ -460,12 +508,14 @@ def findings_table(
     scores (empty: the experiment is off) and ``label_word_controls`` to its seed-only
     controls'; ``methods`` each tuning method to its perturbation rows per evaluation
     task; ``accuracies`` every trial's prompt-tuning metrics and top-neuron results
-    (:func:`comparable_claim`; empty: the row is not measured).
+    (:func:`comparable_claim`; empty: the row is not measured); ``predictivity`` the
+    per-trial predictivity panels with the Avg./Max. baselines (:func:`baseline_claims`).
     """
     curves = {task: task_curves(frame) for task, frame in perturbation.items()}
     trials = next(iter(curves.values())).trials
     rows = [
         comparable_claim(*accuracies, settings),
+        *baseline_claims(predictivity or {}, settings),
         gap_claim(TOP, curves, LAYER_MATCHED, settings),
         gap_claim(TOP_UNIFORM, curves, "random", settings),
         correlation_claim(scores, task_types, settings, trials),
