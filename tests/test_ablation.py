@@ -3,6 +3,7 @@ constructed curves."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.neurons.ranking import Ranking, ranking_table
@@ -73,8 +74,14 @@ def test_each_setting_gets_its_verdict_from_the_interval():
         BASE,
         "global",
     )
-    table = ablation_table(curves, grid, BootstrapSettings(resamples=200, seed=1))
-    assert table["verdict"].tolist() == ["holds", "inconclusive", "fails"]
+    table = ablation_table(curves, grid, BootstrapSettings(resamples=200, seed=1, min_runs=1))
+    # "same": the very same curves, so no draw varies and nothing is measured
+    assert table["verdict"].tolist() == ["holds", "not measured", "fails"]
+    assert table["alpha"].tolist()[::2] == pytest.approx([0.05 / 2, 0.05])  # Holm over 2
+    assert table["resampled"][0].endswith("trials 2 > random orders 2 > task: test samples 40")
+    one_run = ablation_table(curves, grid, BootstrapSettings(resamples=50, seed=1))
+    assert one_run["verdict"].tolist() == ["inconclusive", "not measured", "inconclusive"]
+    assert "2 training runs: variance across runs not measured" in one_run["note"][0]
     # Trapezoid areas over rates 0, .1, .2, random minus own, for "hurts":
     # 0.1 * ((0.9 + 0.8) / 2 + (0.8 + 0.8) / 2) - 0.1 * ((0.9 + 0.3) / 2 + (0.3 + 0.2) / 2)
     assert np.isclose(table.loc[0, "estimate"], 0.165 - 0.085, atol=1e-12)

@@ -293,17 +293,22 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
         [{"method": "per_task", "stage": 1, "stage_task": t, "eval_task": t,
           "accuracy": 1.0, "correct": np.ones(4, bool)} for t in ("x", "y")]
     )  # fmt: skip
-    settings = BootstrapSettings(resamples=200, alpha=0.05, seed=0)
+    settings = BootstrapSettings(resamples=200, alpha=0.05, seed=0, min_runs=1)
     found = continual_claims({"order1": frame}, per_task, settings)
     estimates = [row["estimate"] for row in found]
     # CL: SeqFT (0.25 + 1) / 2, SeqLoRA (0.5 + 1) / 2, NCFT (0.75 + 0.75) / 2,
-    # W-NCFT (1 + 0.75) / 2, W-NCFT with uniform weights (0.75 + 0.5) / 2, per-task 1
-    assert estimates == pytest.approx([0.125, 0.25, 0.0, 0.125, 0.25, 0.25, 0.125])
+    # W-NCFT (1 + 0.75) / 2, W-NCFT with uniform weights (0.75 + 0.5) / 2, per-task 1;
+    # in every order (one here) the same; FG_2 (task x after stage 2 over per-task FT's
+    # 1): NCFT 0.75, W-NCFT 1, SeqFT 0.25
+    assert estimates == pytest.approx(
+        [0.125, 0.25, 0.0, 0.125, 0.25, 0.25, 0.125, 0.125, 0.125, 0.5, 0.75]
+    )
+    assert [row["paper"] for row in found[-2:]] == ["§6, B-F4"] * 2
     assert found[4]["claim"].endswith("beats averaging them with equal weights")
     assert all(row["ci_low"] <= row["estimate"] <= row["ci_high"] for row in found)
     empty = continual_claims({}, per_task, settings)
-    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 7
+    assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 11
     # results written before the control existed: its claim is not measured
     old = continual_claims({"order1": frame[frame["method"] != "wncft_uniform"]}, per_task,
                            settings)  # fmt: skip
-    assert old[4]["verdict"] == "not measured" and "wncft_uniform" in old[4]["counts"]
+    assert old[4]["verdict"] == "not measured" and "wncft_uniform" in old[4]["note"]

@@ -1,76 +1,148 @@
-"""The findings engine (paired bootstrap, verdicts) and paper A's claims on constructed
-inputs: a clear effect holds, no effect is inconclusive, a reversed effect fails."""
+"""The findings engine (hierarchical bootstrap, margins, min_runs, Holm) and paper A's
+claims on constructed inputs: a clear effect holds, a reversed one fails, an effect
+well inside its margin is negligible, one training run decides nothing."""
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from skillneurons.paper_a.findings import (
+    PAPER_AGREEMENT,
+    baseline_claims,
+    comparable_claim,
     control_correct,
     correlation_claim,
     gap_claim,
     importance_claim,
-    label_words_claim,
+    label_words_claims,
+    pair_contrast,
     pretraining_claim,
 )
 from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     COLUMNS,
+    TEST,
     BootstrapSettings,
     Claim,
-    bootstrap_interval,
+    Units,
+    bootstrap,
     decide,
     findings_frame,
-    verdict,
+    holm,
 )
+from skillneurons.reporting.resampling import distinct_pairs
 
-SETTINGS = BootstrapSettings(resamples=400, alpha=0.05, seed=3)
-CLAIM = Claim("x is positive", "§0", "mean of x", "samples")
+SETTINGS = BootstrapSettings(resamples=400, alpha=0.05, seed=3, min_runs=1)
+CLAIM = Claim("x is positive", "§0", "mean of x", "samples", margin=0.2, margin_basis="test")
+SAMPLES = Units(samples={"samples": 200}, training_runs=3)
 
 
-def mean_of(values):
-    return lambda indices: float(values[indices["samples"]].mean())
+def mean_of(values, unit="samples"):
+    return lambda indices: float(values[indices[unit]].mean())
 
 
 @pytest.mark.parametrize(
-    ("shift", "expected"), [(1.0, "holds"), (0.0, "inconclusive"), (-1.0, "fails")]
+    ("shift", "spread", "expected"),
+    [
+        (1.0, 0.3, "holds"),
+        (-1.0, 0.3, "fails"),
+        (0.0, 0.3, "negligible"),  # interval about +-0.04, margin 0.2
+        (0.15, 3.0, "inconclusive"),  # interval about 0.15 +- 0.4
+    ],
 )
-def test_the_verdict_follows_the_interval(shift, expected):
-    noise = np.random.default_rng(0).normal(0.0, 1.0, 100)
+def test_the_verdict_follows_the_interval_and_the_margin(shift, spread, expected):
+    noise = np.random.default_rng(0).normal(0.0, spread, 100)
     values = np.concatenate([noise, -noise]) + shift  # exactly mean `shift`
-    row = decide(CLAIM, mean_of(values), {"samples": len(values)}, SETTINGS)
-    assert row["verdict"] == expected
+    row = decide(CLAIM, mean_of(values), SAMPLES, SETTINGS)
+    assert row["verdict"] == expected, row
     assert row["estimate"] == pytest.approx(shift)
     assert row["ci_low"] < row["estimate"] < row["ci_high"]
-    assert list(row) == COLUMNS and '"samples": 200' in row["counts"]
+    assert list(findings_frame([row]).columns) == COLUMNS
+    assert row["margin"] == 0.2 and row["runs"] == 3
+    assert row["resampled"] == "samples: samples 200"
+
+
+def test_one_training_run_decides_nothing_and_says_why():
+    values = np.random.default_rng(0).normal(1.0, 0.1, 200)  # a huge effect
+    units = Units(runs={"training runs": 1}, samples={"samples": 200})
+    row = decide(CLAIM, mean_of(values), units, BootstrapSettings(resamples=200))
+    assert row["verdict"] == "inconclusive" and row[TEST] is None
+    assert "1 training run: variance across runs not measured" in row["note"]
+    assert row["ci_low"] > 0.9  # the interval is still shown
+    assert "training runs 1 (not resampled) > samples 200" in row["resampled"]
 
 
 def test_the_bootstrap_is_reproducible_from_its_seed_and_paired():
     values = np.random.default_rng(1).normal(0.2, 1.0, 60)
-    units = {"samples": 60}
-    first = bootstrap_interval(mean_of(values), units, SETTINGS, "a")
-    assert first == bootstrap_interval(mean_of(values), units, SETTINGS, "a")
-    assert first != bootstrap_interval(mean_of(values), units, SETTINGS, "b")
+    units = Units(samples={"samples": 60})
+    first = bootstrap(mean_of(values), units, SETTINGS, "a").draws
+    assert np.array_equal(first, bootstrap(mean_of(values), units, SETTINGS, "a").draws)
+    assert not np.array_equal(first, bootstrap(mean_of(values), units, SETTINGS, "b").draws)
     other = BootstrapSettings(resamples=400, alpha=0.05, seed=4)
-    assert first != bootstrap_interval(mean_of(values), units, other, "a")
-    # Paired: a difference of two noisy quantities sharing their noise has no spread.
+    assert not np.array_equal(first, bootstrap(mean_of(values), units, other, "a").draws)
+    # Paired: a difference of two noisy quantities sharing their noise has no spread,
+    # so nothing varied and the claim is not measured.
     shared = values + 5.0
-    paired = bootstrap_interval(
+    row = decide(
+        CLAIM,
         lambda i: float(shared[i["samples"]].mean() - values[i["samples"]].mean()),
         units,
         SETTINGS,
     )
-    assert paired[1] == pytest.approx(5.0) and paired[2] == pytest.approx(5.0)
+    assert row["verdict"] == "not measured" and "never varied" in row["note"]
+    assert row["estimate"] == pytest.approx(5.0)
 
 
 def test_units_of_one_are_not_resampled_and_nan_is_no_verdict():
     seen = []
-    bootstrap_interval(lambda i: seen.append(i["trials"].tolist()) or 1.0, {"trials": 1}, SETTINGS)
-    assert all(drawn == [0] for drawn in seen)
-    assert verdict(float("nan"), 1.0) == "not measured"
-    row = decide(CLAIM, lambda i: float("nan"), {"samples": 3}, SETTINGS)
-    assert row["verdict"] == "not measured"
-    assert list(findings_frame([row]).columns) == COLUMNS
+    units = Units(runs={"trials": 1}, samples={"samples": 5})
+    bootstrap(lambda i: seen.append(i["trials"].tolist()) or 1.0, units, SETTINGS)
+    assert seen and all(drawn == [0] for drawn in seen)
+    row = decide(CLAIM, lambda i: float("nan"), SAMPLES, SETTINGS)
+    assert row["verdict"] == "not measured" and "could not be computed" in row["note"]
+    nothing = decide(CLAIM, lambda i: 1.0, Units(runs={"trials": 1}), SETTINGS)
+    assert nothing["verdict"] == "not measured" and "nothing varied" in nothing["note"]
+
+
+def test_a_few_runs_get_a_t_interval_not_a_narrow_percentile_one():
+    per_run = np.array([1.0, 2.0, 3.0])
+    units = Units(runs={"runs": 3})
+    settings = BootstrapSettings(resamples=4000, seed=0, min_runs=3)
+    test = bootstrap(mean_of(per_run, "runs"), units, settings)
+    assert test.t_based and test.levels == 3
+    # The textbook t interval of three values: 2 +- t_{2, 0.975} * 1 / sqrt(3) = 2 +- 2.48.
+    half = stats.t.ppf(0.975, 2) / np.sqrt(3)
+    low, high = test.interval(0.05)
+    assert (high + low) / 2 == pytest.approx(2.0)
+    assert (high - low) / 2 == pytest.approx(half, rel=0.05)
+    percentile = np.quantile(test.draws, [0.025, 0.975])
+    assert percentile[1] - percentile[0] < 0.55 * (high - low)  # what it used to be
+
+
+def test_holm_steps_down_and_stops_at_the_first_claim_it_cannot_decide():
+    def row(p_effect):
+        return {column: None for column in COLUMNS} | {TEST: (p_effect, 1.0, 1)}
+
+    decided = holm([row(0.04), row(0.01), row(0.02)], 0.05)
+    assert [r["verdict"] for r in decided] == ["holds"] * 3
+    assert [r["alpha"] for r in decided] == pytest.approx([0.05, 0.05 / 3, 0.025])
+    # 0.03 > 0.025 stops the step-down: 0.04 below its own 0.05 decides nothing.
+    stopped = holm([row(0.04), row(0.01), row(0.03)], 0.05)
+    assert [r["verdict"] for r in stopped] == ["inconclusive", "holds", "inconclusive"]
+    untested = {column: None for column in COLUMNS} | {"verdict": "not measured", TEST: None}
+    assert holm([untested, row(0.04)], 0.05)[1]["alpha"] == 0.05  # untested: not counted
+
+
+def test_holm_in_a_table_keeps_the_unadjusted_interval():
+    generator = np.random.default_rng(2)
+    rows = [
+        decide(Claim(f"c{i}", "§0", "x", "s", margin=0.05), mean_of(values), SAMPLES, SETTINGS)
+        for i, values in enumerate(generator.normal(0.1, 0.5, (4, 200)))
+    ]
+    frame = findings_frame(rows, 0.05)
+    assert sorted(frame["alpha"]) == pytest.approx([0.05 / 4, 0.05 / 3, 0.025, 0.05])
+    assert frame["ci_low"].tolist() == [r["ci_low"] for r in rows]
 
 
 def curves(own_drop: float, matched_drop: float, samples: int = 80, seed: int = 0):
@@ -97,12 +169,12 @@ def curves(own_drop: float, matched_drop: float, samples: int = 80, seed: int = 
 
 @pytest.mark.parametrize(
     ("own", "matched", "expected"),
-    [(0.6, 0.0, "holds"), (0.0, 0.6, "fails"), (0.3, 0.3, "inconclusive")],
+    [(0.6, 0.0, "holds"), (0.0, 0.6, "fails"), (0.3, 0.3, "not measured")],
 )
 def test_the_central_claim_compares_the_own_order_with_the_layer_matched_control(
     own, matched, expected
 ):
-    if expected == "inconclusive":  # the very same curves: every draw gives 0
+    if expected == "not measured":  # the very same curves: every draw gives 0
         data = curves(0.3, 0.3)
         data = TaskCurves(
             data.rates,
@@ -113,7 +185,10 @@ def test_the_central_claim_compares_the_own_order_with_the_layer_matched_control
         data = curves(own, matched)
     row = gap_claim(CLAIM, {"t": data}, "layer_matched", SETTINGS)
     assert row["verdict"] == expected, row
-    assert '"t: test samples": 80' in row["counts"] and '"random orders": 3' in row["counts"]
+    assert row["resampled"].endswith(
+        "trials 1 (not resampled) > random orders 3 > t: test samples 80"
+    )
+    assert row["runs"] == 1
 
 
 def test_task_curves_read_a_perturbation_file_frame():
@@ -151,38 +226,108 @@ def test_importance_contrasts_same_and_cross_type_sources():
     assert row["verdict"] == "holds" and row["estimate"] > 1.0
 
 
-def test_correlation_claim_on_constructed_scores():
+def test_pairs_of_a_resample_never_pair_a_member_with_itself():
+    first, second = distinct_pairs(np.array([0, 0, 2, 1]))
+    assert sorted(zip(first.tolist(), second.tolist(), strict=True)) == [
+        (0, 1), (0, 1), (0, 2), (0, 2), (2, 1)
+    ]  # fmt: skip
+    matrix = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.2], [0.1, 0.2, 1.0]])
+    kinds = ["s", "s", "t"]
+    assert pair_contrast(matrix, kinds, np.arange(3)) == pytest.approx(0.9 - 0.15)
+    assert np.isnan(pair_contrast(matrix, kinds, np.array([0, 0, 1])))  # no cross pair
+
+
+def test_correlation_claim_resamples_tasks():
     generator = np.random.default_rng(5)
-    shared = generator.random((2, 300))
+    shared = [generator.random((2, 300)) for _ in range(2)]
     scores = {
-        "a": shared + 0.05 * generator.random((2, 300)),
-        "b": shared + 0.05 * generator.random((2, 300)),
-        "c": generator.random((2, 300)),
+        f"{kind}{i}": shared[k] + 0.3 * generator.random((2, 300))
+        for k, kind in enumerate("ab")
+        for i in range(3)
     }
-    types = {"a": "sentiment", "b": "sentiment", "c": "topic"}
-    assert correlation_claim(scores, types, SETTINGS)["verdict"] == "holds"
-    flipped = {"a": "sentiment", "b": "topic", "c": "topic"}  # the similar pair is cross-type
-    assert correlation_claim(scores, flipped, SETTINGS)["verdict"] == "fails"
+    types = {task: task[0] for task in scores}
+    row = correlation_claim(scores, types, SETTINGS, trials=3)
+    assert row["verdict"] == "holds" and row["estimate"] > 0.5, row
+    assert row["resampled"].endswith("tasks 6") and row["runs"] == 3
+    flipped = {task: f"type{task[1]}" for task in scores}  # similar pairs are cross-type
+    assert correlation_claim(scores, flipped, SETTINGS, trials=3)["verdict"] == "fails"
     assert (
         correlation_claim(scores, dict.fromkeys(scores, "topic"), SETTINGS)["verdict"]
         == "not measured"
     )
+    one_trial = correlation_claim(scores, types, BootstrapSettings(resamples=100), trials=1)
+    assert one_trial["verdict"] == "inconclusive" and "1 training run" in one_trial["note"]
 
 
-def test_label_word_agreement_and_pretraining_claims():
+def test_label_word_claims_compare_with_the_paper_and_the_seed_only_controls():
     generator = np.random.default_rng(6)
-    base = generator.random((2, 200))
-    draws = {"t": [base + 0.1 * generator.random((2, 200)) for _ in range(3)]}
-    assert label_words_claim(draws, SETTINGS)["verdict"] == "holds"
-    independent = {"t": [generator.random((2, 200)) for _ in range(3)]}
-    assert label_words_claim(independent, SETTINGS)["verdict"] == "inconclusive"
+    base = generator.random((2, 400))
+
+    def orders(noise, count=5):
+        return [base + noise * generator.random((2, 400)) for _ in range(count)]
+
+    close = {"t": orders(0.1)}  # Spearman about 0.98
+    agree, same = label_words_claims(close, {"t": orders(0.1)}, SETTINGS)
+    assert agree["estimate"] > 0.05 and agree["verdict"] == "holds", agree
+    assert same["verdict"] == "negligible" and abs(same["estimate"]) < 0.02, same
+    loose = {"t": orders(3.0)}  # about 0.1: far below the paper's 0.87 and the controls
+    agree, same = label_words_claims(loose, {"t": orders(0.1)}, SETTINGS)
+    assert agree["verdict"] == "fails" and agree["estimate"] < 0.3 - PAPER_AGREEMENT
+    assert same["verdict"] == "fails"
+    assert agree["resampled"].endswith("label-word draws 5") and agree["runs"] == 5
+    (missing,) = label_words_claims(close, {}, SETTINGS)[1:]
+    assert missing["verdict"] == "not measured" and "no seed-only" in missing["note"]
+
+
+def test_skill_neurons_comparable_to_prompt_tuning_pairs_each_trial_and_task():
+    def entries(accuracy):
+        return [
+            {"task": task, "trial": trial, "test_accuracy": accuracy[t][trial]}
+            for t, task in enumerate("ab")
+            for trial in range(3)
+        ]
+
+    prompts = entries([[0.90, 0.92, 0.91], [0.80, 0.82, 0.79]])
+    close = entries([[0.895, 0.915, 0.905], [0.80, 0.815, 0.79]])
+    row = comparable_claim(prompts, close, SETTINGS)
+    assert row["estimate"] == pytest.approx(-0.02 / 6) and row["verdict"] == "negligible", row
+    assert row["resampled"].endswith("trials 3 > tasks 2") and row["runs"] == 3
+    short = entries([[0.70, 0.73, 0.70], [0.61, 0.62, 0.60]])
+    assert comparable_claim(prompts, short, SETTINGS)["verdict"] == "fails"
+    missing = comparable_claim(prompts, close[:-1], SETTINGS)
+    assert missing["verdict"] == "not measured" and "differ in trials" in missing["note"]
+
+
+def test_prompts_against_the_input_token_baselines():
+    generator = np.random.default_rng(4)
+
+    def trials(top):
+        return [
+            np.r_[generator.random(50) * 0.5, top + 0.02 * generator.random()] for _ in range(3)
+        ]
+
+    panels = {
+        task: {"max": trials(0.9), "input_avg": trials(0.6), "input_max": trials(0.88)}
+        for task in ("a", "b: x", "b: y")
+    }
+    against_avg, against_max = baseline_claims(panels, SETTINGS)
+    assert against_avg["estimate"] == pytest.approx(0.3, abs=0.01)
+    assert against_avg["verdict"] == "holds"
+    assert against_max["estimate"] == pytest.approx(0.02, abs=0.01) and against_max["runs"] == 3
+    assert against_max["resampled"].endswith("trials 3 > tasks 3")
+    (none,) = baseline_claims({"a": {"max": trials(0.9)}}, SETTINGS)[1:]
+    assert none["verdict"] == "not measured"
+
+
+def test_pretraining_claim_and_control_results():
+    generator = np.random.default_rng(6)
     results = [
         {"task": "t", "trial": trial, "test_idx": [0, 1, 2, 3], "test_correct": right}
         for trial, right in [(0, [1, 1, 1, 0]), (1, [1, 1, 0, 1])]
     ]
     correct = control_correct(results)
     assert correct["t"].shape == (2, 4) and correct["t"].dtype == bool
-    pretrained = {"t": generator.random((2, 300)) < 0.85}
-    random_model = {"t": generator.random((2, 300)) < 0.55}
+    pretrained = {"t": generator.random((3, 300)) < 0.85}
+    random_model = {"t": generator.random((3, 300)) < 0.55}
     assert pretraining_claim(pretrained, random_model, SETTINGS)["verdict"] == "holds"
     assert pretraining_claim(random_model, pretrained, SETTINGS)["verdict"] == "fails"

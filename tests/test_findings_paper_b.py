@@ -1,8 +1,6 @@
 """Paper B's claims and the A-vs-B claims on constructed results: a clear effect holds,
 no effect is inconclusive, a reversed effect fails (skillneurons.paper_b.findings)."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,7 +23,8 @@ from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings
 
-SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3)
+# min_runs=1: these claims are checked for their effects on one constructed run each.
+SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3, min_runs=1)
 TASKS = ["a", "b", "c"]
 SAMPLES = 200
 
@@ -56,7 +55,7 @@ def deactivation_results(own: float, cross: float, random: float) -> pd.DataFram
 
 @pytest.mark.parametrize(
     "own, random, verdict",
-    [(0.6, 0.85, "holds"), (0.85, 0.85, "inconclusive"), (0.9, 0.6, "fails")],
+    [(0.6, 0.85, "holds"), (0.85, 0.85, "negligible"), (0.9, 0.6, "fails")],
 )
 def test_deactivation_claim_follows_the_random_minus_task_gap(own, random, verdict):
     row = random_vs_task(
@@ -82,7 +81,9 @@ def test_diagonal_dominance_of_the_drops():
     assert row["estimate"] == pytest.approx(0.38, abs=1e-9) and row["verdict"] == "holds"
     uniform = deactivation_results(own=0.7, cross=0.7, random=0.85)
     row = diagonal_dominance(DEACTIVATION_SPECIFIC, uniform, original, -1.0, SETTINGS)
-    assert row["estimate"] == pytest.approx(0.0, abs=1e-9) and row["verdict"] == "inconclusive"
+    # every cell drops by the same samples: no draw varies, nothing was measured
+    assert row["estimate"] == pytest.approx(0.0, abs=1e-9) and row["verdict"] == "not measured"
+    assert "never varied" in row["note"]
     one_task = specific[specific["eval_task"] == "a"]
     one_task = one_task[one_task["source"].isin(["", "a"])]
     assert (
@@ -125,12 +126,15 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
     assert plain["estimate"] == pytest.approx(0.3) and plain["verdict"] == "holds"
     row = diagonal_control(TRAINING_CONTROL, as_much, SETTINGS)
     assert row["estimate"] == pytest.approx(0.0, abs=1e-9)
-    assert row["verdict"] == "inconclusive"
-    assert json.loads(row["counts"])["random draws"] == 2
-    # random neurons barely favour their task: margins 0.6 - 0.5 and 0.7 - 0.5 (0.15)
-    more = training_matrices(own=0.8, cross=0.5, random_own=(0.6, 0.7), random_cross=0.5)
+    assert row["verdict"] in ("negligible", "inconclusive")
+    assert "random draws 2 > a: test samples 200" in row["resampled"]
+    # random neurons barely favour their task: margins 0.64 - 0.5 and 0.66 - 0.5 (0.15)
+    more = training_matrices(own=0.8, cross=0.5, random_own=(0.64, 0.66), random_cross=0.5)
     row = diagonal_control(TRAINING_CONTROL, more, SETTINGS)
     assert row["estimate"] == pytest.approx(0.3 - 0.15) and row["verdict"] == "holds"
+    # two random draws as far apart as 0.6 and 0.7: a t interval on 1 degree of freedom
+    apart = training_matrices(own=0.8, cross=0.5, random_own=(0.6, 0.7), random_cross=0.5)
+    assert diagonal_control(TRAINING_CONTROL, apart, SETTINGS)["verdict"] == "inconclusive"
     # the random matrix B-F5c_random shows: mean over draws minus zero-shot, in points
     matrix = effect_matrix(more, {t: 0.5 for t in TASKS}, condition="random")
     np.testing.assert_allclose(
@@ -139,7 +143,7 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
     # results whose random trainings were tested on their own task only
     own_only = more[(more["condition"] != "random") | (more["source"] == more["eval_task"])]
     row = diagonal_control(TRAINING_CONTROL, own_only, SETTINGS)
-    assert row["verdict"] == "not measured" and "was not tested on" in row["counts"]
+    assert row["verdict"] == "not measured" and "was not tested on" in row["note"]
     with pytest.raises(ValueError, match="no 'random' result of a's neurons on b"):
         effect_matrix(own_only, {t: 0.5 for t in TASKS}, condition="random")
 
@@ -159,7 +163,9 @@ def generation_results(
         rows += [("random", task, draw, task, random) for draw in range(2)]
         rows += [("random", task, draw, other, random_cross) for draw in range(2)]
     frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "score"])
-    frame["sample_scores"] = [np.full(SAMPLES, value) for value in frame["score"]]
+    noise = np.random.default_rng(7).normal(0.0, 0.05, (len(frame), SAMPLES))
+    noise -= noise.mean(axis=1, keepdims=True)  # every row's mean stays its score
+    frame["sample_scores"] = list(frame["score"].to_numpy()[:, None] + noise)
     return frame.assign(metric="rouge_l")
 
 
@@ -180,19 +186,24 @@ def test_generation_claims_read_per_sample_rouge():
     assert [row["verdict"] for row in rows] == ["holds"] * 5
     trained = generation_results("zero_shot", own=0.3, cross=0.5, random=0.3)
     rows = generation_claims(off, trained, SETTINGS)
-    assert rows[1]["estimate"] == pytest.approx(0.0) and rows[1]["verdict"] == "inconclusive"
+    assert rows[1]["estimate"] == pytest.approx(0.0) and rows[1]["verdict"] == "negligible"
     assert rows[3]["estimate"] == pytest.approx(-0.2) and rows[3]["verdict"] == "fails"
     assert rows[4]["estimate"] == pytest.approx(-0.3) and rows[4]["verdict"] == "fails"
 
 
-def test_rank_agreement_claims():
+def test_rank_agreement_claims_resample_the_tasks():
     rng = np.random.default_rng(0)
     scores = {task: rng.random((2, 100)) for task in TASKS}
-    same = comparison_claims(scores, {t: 2 * v + 1 for t, v in scores.items()}, 0.1, SETTINGS)
-    assert [row["estimate"] for row in same] == pytest.approx([1.0, 1.0 - 0.1 / 1.9])
-    assert [row["verdict"] for row in same] == ["holds", "holds"]
-    reversed_ = comparison_claims(scores, {t: -v for t, v in scores.items()}, 0.1, SETTINGS)
-    assert reversed_[0]["estimate"] == pytest.approx(-1.0) and reversed_[0]["verdict"] == "fails"
+    every = comparison_claims(scores, {t: 2 * v + 1 for t, v in scores.items()}, 0.1, SETTINGS)
+    assert [row["estimate"] for row in every] == pytest.approx([1.0, 1.0 - 0.1 / 1.9])
+    # the same value in every task: the tasks never varied
+    assert [row["verdict"] for row in every] == ["not measured"] * 2
+    close = {t: v + 0.1 * rng.random((2, 100)) for t, v in scores.items()}
+    same = comparison_claims(scores, close, 0.1, SETTINGS, trials=3)
+    assert same[0]["estimate"] > 0.95 and [r["verdict"] for r in same] == ["holds", "holds"]
+    assert same[0]["resampled"].endswith(": tasks 3") and same[0]["runs"] == 3
+    reversed_ = comparison_claims(scores, {t: -v for t, v in close.items()}, 0.1, SETTINGS)
+    assert reversed_[0]["estimate"] < -0.95 and reversed_[0]["verdict"] == "fails"
     independent = {task: rng.random((2, 100)) for task in TASKS}
     row = comparison_claims(scores, independent, 0.1, SETTINGS)[0]
     assert abs(row["estimate"]) < 0.15 and row["verdict"] == "inconclusive"
@@ -222,6 +233,6 @@ def test_curve_claims_compare_each_order_with_its_random_control_and_each_other(
     a_order, b_order, a_over_b = curve_claims(curves, SETTINGS)
     # areas: trapezoids over [0, 0.1]: (0.9 + end) / 2 * 0.1
     assert a_order["estimate"] == pytest.approx(0.0, abs=1e-9)
-    assert a_order["verdict"] == "inconclusive"
+    assert a_order["verdict"] == "negligible"  # well inside the margin of 0.02
     assert b_order["estimate"] == pytest.approx(0.02) and b_order["verdict"] == "holds"
     assert a_over_b["estimate"] == pytest.approx(-0.02) and a_over_b["verdict"] == "fails"

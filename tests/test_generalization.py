@@ -57,7 +57,8 @@ from skillneurons.paper_b.tables import (
 from skillneurons.reporting.findings import BootstrapSettings
 from tiny_models import FAMILIES, tiny, word_tokenizer
 
-SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=5)
+# min_runs=1: these claims are checked for their effects on one constructed run each.
+SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=5, min_runs=1)
 SAMPLES = 200
 
 
@@ -402,7 +403,7 @@ def test_share_claims_read_fixed_contrasts():
     collapsed = sweep({0.1: (0.6, 0.5), 0.5: (0.9, 0.6), 1.0: (0.7, 0.8)}, collapsed={(1.0, "a")})
     row = share_contrast(SPECIALIZATION_PEAK, collapsed, "id", 0.5, 1.0, SETTINGS)
     assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "not measured"
-    assert row["counts"].endswith("collapsed to one class: group at 1 on a")
+    assert row["note"].startswith("collapsed to one class: group at 1 on a")
     row = share_contrast(SPECIALIZATION_PEAK, collapsed, "id", 0.5, 0.1, SETTINGS)
     assert row["verdict"] == "holds"
 
@@ -417,7 +418,7 @@ def test_share_claims_are_decided_at_one_learning_rate():
     scaled = peaked.assign(learning_rate=0.001 * np.minimum(1.0, 0.1 / peaked["proportion"]))
     row = share_contrast(SPECIALIZATION_PEAK, scaled, "id", 0.5, 1.0, SETTINGS)
     assert row["estimate"] == pytest.approx(0.2) and row["verdict"] == "not measured"
-    assert "learning rate changes with the share (0.0002 at 0.5, 0.0001 at 1)" in row["counts"]
+    assert "learning rate changes with the share (0.0002 at 0.5, 0.0001 at 1)" in row["note"]
 
 
 def test_controlled_claim_and_table():
@@ -442,7 +443,7 @@ def test_controlled_claim_and_table():
     drawn_high = (frame["trained"] == "drawn") & (frame["overlap"] == 1.0)
     refused = controlled_claim(frame.assign(predicted_classes=np.where(drawn_high, 1, 2)),
                                SETTINGS)  # fmt: skip
-    assert refused["verdict"] == "not measured" and "drawn at 0.1 on b" in refused["counts"]
+    assert refused["verdict"] == "not measured" and "drawn at 0.1 on b" in refused["note"]
     table = controlled_table({"cls-cls": frame})
     assert table["trained"].tolist() == ["natural", "drawn", "drawn"] * 2
     assert set(table["pair"]) == {"cls-cls"}
@@ -464,16 +465,42 @@ def test_overlap_table_and_claims_on_shared_and_random_neurons():
     noise = lambda: rng.random((2, 500))  # noqa: E731
     train = {"a": relevance_table(shared + 0.1 * noise(), "a", 0)}
     related = {"b": relevance_table(shared + 0.1 * noise(), "b", 0)}
-    unrelated = {"b": relevance_table(noise(), "b", 0)}
     table = overlap_table({"cls": (train, related)}, [0.1, 0.5, 1.0])
     assert table["pair"].tolist() == ["cls-cls"] * 3
     assert table["train_neurons"].tolist() == [100, 500, 1000]
     assert table["overlap"].iloc[-1] == pytest.approx(100.0)
     assert table["random_overlap"].iloc[0] == pytest.approx(100 * random_overlap(100, 100, 1000))
-    above, rises = overlap_claims(train, related, [0.1, 0.5, 1.0], SETTINGS)
-    assert above["verdict"] == "holds" and rises["verdict"] == "holds"
-    chance, _ = overlap_claims(train, unrelated, [0.1, 0.5, 1.0], SETTINGS)
-    assert chance["verdict"] == "inconclusive"
+    # one training and one test task: nothing that replicates, nothing measured
+    single = overlap_claims(train, related, [0.1, 0.5, 1.0], SETTINGS)
+    assert {row["verdict"] for row in single} == {"not measured"}
+    assert "no unit that replicates" in single[0]["note"]
+
+
+def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
+    rng = np.random.default_rng(0)
+    shared = rng.random((2, 500))
+
+    def tasks(names, values):
+        return {n: relevance_table(values + 0.02 * rng.random((2, 500)), n, 0) for n in names}
+
+    # The test tasks' top 10% sinks to the bottom: their top 10% sets miss the training
+    # tasks' (below random), their top 50% sets share most (above it).
+    sunk = np.where(shared > np.quantile(shared, 0.9), -shared, shared)
+    train, test = tasks("ab", shared), tasks("cd", sunk)
+    shares = [0.1, 0.5, 1.0]
+    above, rises = overlap_claims(train, test, shares, SETTINGS)
+    assert above["estimate"] < -0.03 and above["verdict"] != "holds"
+    assert rises["verdict"] == "holds"
+    assert rises["estimate"] > 0.3 and rises["runs"] == 1
+    assert rises["resampled"].endswith("training tasks 2, test tasks 2, neurons 1000")
+    # Unrelated tasks: the raw overlap rate rises with the share by arithmetic alone,
+    # the excess over random sets does not.
+    unrelated = tasks("cd", rng.random((2, 500)))
+    raw = overlap_table({"cls": (train, unrelated)}, shares)["overlap"]
+    assert raw.iloc[1] > raw.iloc[0] + 20
+    chance, flat = overlap_claims(train, unrelated, shares, SETTINGS)
+    assert abs(flat["estimate"]) < 0.03 and flat["verdict"] in ("negligible", "inconclusive")
+    assert chance["verdict"] in ("negligible", "inconclusive", "fails")
 
 
 def top_two(task: str, first: int) -> pd.DataFrame:

@@ -119,11 +119,17 @@ def test_default_paths(default):
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words",
+        "label_words", "label_word_controls", "prompt_metrics", "top_neurons", "predictivity",
     }  # fmt: skip
-    assert inputs["label_words"] == [
-        f"results/minilm/random_label_words/draw{d}/rankings/syn_sst2.parquet" for d in (0, 1)
-    ]
+    assert (
+        inputs["prompt_metrics"][0] == "results/minilm/prompt_tuning/syn_sst2/trial0/metrics.json"
+    )
+    assert inputs["top_neurons"][0] == "results/minilm/skill_neurons/tuned/syn_sst2.json"
+    for key, variant in (("label_words", "draw"), ("label_word_controls", "control")):
+        assert inputs[key] == [
+            f"results/minilm/random_label_words/{variant}{d}/rankings/syn_sst2.parquet"
+            for d in (0, 1)
+        ]
 
 
 def test_default_targets(default):

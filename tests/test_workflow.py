@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from verdict_checks import assert_verdicts_follow_the_intervals
 
 from conftest import ROOT, run_snakemake
 from skillneurons.infra.io import read_json, read_metadata, read_tensor_metadata, read_tensors
@@ -377,19 +378,16 @@ def test_smoke_findings_table(smoke_run):
     findings = pd.read_csv(smoke_run / "results/minilm-l2/tables/findings.csv")
     assert list(findings.columns) == COLUMNS
     # six claims of sections 4-5, plus one per tuning method (adapter, BitFit)
-    assert len(findings) == 8
+    assert len(findings) == 13
     assert set(findings["verdict"]) <= set(VERDICTS)
     # Every verdict is the interval's: never a comparison of two point estimates.
-    decided = findings[findings["verdict"] != "not measured"]
-    assert (decided["ci_low"] <= decided["estimate"]).all()
-    assert (decided["estimate"] <= decided["ci_high"]).all()
-    expected = np.select(
-        [decided["ci_low"] > 0, decided["ci_high"] < 0], ["holds", "fails"], "inconclusive"
-    )
-    assert (decided["verdict"] == expected).all()
-    # The perturbation claims resample the stratified test samples of every task.
-    top = findings.iloc[0]
-    assert '"syn_sst2: test samples": 16' in top["counts"] and '"trials": 2' in top["counts"]
+    assert_verdicts_follow_the_intervals(findings)
+    # The perturbation claims resample the trials, then the random orders, then the
+    # stratified test samples of every task.
+    top = findings.iloc[3]
+    assert top["paper"] == "§4.2, A-F4/A-F11"
+    assert "trials 2 > random orders" in top["resampled"]
+    assert "syn_sst2: test samples 16" in top["resampled"] and top["runs"] == 2
 
 
 def test_smoke_results_page_renders_the_runs_tables_in_its_own_folder(smoke_run):
@@ -444,10 +442,7 @@ def test_smoke_ablation_reuses_the_trials_and_decides_every_setting(smoke_run):
     assert table["setting"].tolist() == settings * 2
     assert table["eval_task"].tolist() == ["syn_sst2"] * 7 + ["syn_agnews"] * 7
     assert table.loc[table["kind"] != "gaussian", "sigma"].isna().all()
-    expected = np.select(
-        [table["ci_low"] > 0, table["ci_high"] < 0], ["holds", "fails"], "inconclusive"
-    )
-    assert (table["verdict"] == expected).all()
+    assert_verdicts_follow_the_intervals(table)
     ablation = pd.read_parquet(results / "ablation/syn_sst2.parquet")
     curves = pd.read_parquet(results / "perturbation/syn_sst2.parquet")
     keys = ["order", "repeat", "trial", "rate"]

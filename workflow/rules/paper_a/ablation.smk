@@ -68,6 +68,7 @@ rule ablation_table:
         # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
         resamples=config["findings"]["bootstrap"],
         alpha=config["findings"]["alpha"],
+        min_runs=config["findings"]["min_runs"],
         seed=config["seed"],
     script:
         "../../scripts/paper_a/ablation_table.py"

@@ -26,6 +26,7 @@ rule findings:
         # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
         resamples=config["findings"]["bootstrap"],
         alpha=config["findings"]["alpha"],
+        min_runs=config["findings"]["min_runs"],
         seed=config["seed"],
     script:
         "../../scripts/paper_a/findings_table.py"

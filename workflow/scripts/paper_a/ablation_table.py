@@ -10,18 +10,18 @@ from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = snakemake.params
-    settings = BootstrapSettings(resamples=params.resamples, alpha=params.alpha, seed=params.seed)
-    table = pd.concat(
-        [
-            ablation_table(pd.read_parquet(path), params.settings, settings)
-            for path in snakemake.input
-        ],
-        ignore_index=True,
+    settings = BootstrapSettings(
+        resamples=params.resamples,
+        alpha=params.alpha,
+        seed=params.seed,
+        min_runs=params.min_runs,
     )
+    curves = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)
+    table = ablation_table(curves, params.settings, settings)
     write_frame(
         snakemake.output.csv,
         snakemake.output.md,
         table,
         "A-ablation: area(layer-matched random) - area(own order) under each perturbation "
-        "design (95% bootstrap intervals)",
+        "design (95% hierarchical bootstrap intervals, verdicts Holm-adjusted)",
     )

@@ -1,12 +1,14 @@
 """Rule findings: paper A's claims of sections 4-5 on this run, each an effect with its
-bootstrap confidence interval and verdict (skillneurons.paper_a.findings)."""
+hierarchical bootstrap interval, margin and Holm-adjusted verdict
+(skillneurons.paper_a.findings)."""
 
 import pandas as pd
 
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.findings import findings_table
+from skillneurons.paper_a.findings import BASELINES, findings_table
+from skillneurons.paper_a.skill_neurons import predictivity_panels, read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
@@ -14,7 +16,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
     tasks, scores_of = params.tasks, lambda path: Ranking.from_parquet(path).scores()
     draws = params.draws
-    words = [scores_of(path) for path in inputs.get("label_words", [])]
+    words, controls = (
+        [scores_of(path) for path in inputs.get(key, [])]
+        for key in ("label_words", "label_word_controls")
+    )
     table = findings_table(
         perturbation=dict(zip(tasks, map(pd.read_parquet, inputs.perturbation), strict=True)),
         scores=dict(zip(tasks, map(scores_of, inputs.rankings), strict=True)),
@@ -26,6 +31,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             task: words[index * draws : (index + 1) * draws]
             for index, task in enumerate(params.label_word_tasks)
         },
+        label_word_controls={
+            task: controls[index * draws : (index + 1) * draws]
+            for index, task in enumerate(params.label_word_tasks)
+        },
         methods={
             method: dict(
                 zip(params.method_tasks, map(pd.read_parquet, inputs[method]), strict=True)
@@ -33,13 +42,24 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             for method in params.methods
         },
         task_types=params.task_types,
+        accuracies=(
+            [read_json(path) for path in inputs.prompt_metrics],
+            read_trial_results(inputs.top_neurons),
+        ),
+        predictivity=predictivity_panels(
+            dict(zip(tasks, inputs.predictivity, strict=True)), ["max", *BASELINES]
+        ),
         settings=BootstrapSettings(
-            resamples=params.resamples, alpha=params.alpha, seed=params.seed
+            resamples=params.resamples,
+            alpha=params.alpha,
+            seed=params.seed,
+            min_runs=params.min_runs,
         ),
     )
     write_frame(
         snakemake.output.csv,
         snakemake.output.md,
         table,
-        "Findings: paper A's claims of sections 4-5 on this run (95% bootstrap intervals)",
+        "Findings: paper A's claims of sections 4-5 on this run (95% hierarchical bootstrap "
+        "intervals, verdicts Holm-adjusted)",
     )

@@ -28,7 +28,12 @@ def frames(paths) -> pd.DataFrame:
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
-    settings = BootstrapSettings(resamples=params.resamples, alpha=params.alpha, seed=params.seed)
+    settings = BootstrapSettings(
+        resamples=params.resamples,
+        alpha=params.alpha,
+        seed=params.seed,
+        min_runs=params.min_runs,
+    )
     more = []
     if params.generalization:
         group = params.generalization

@@ -9,7 +9,8 @@ zero, the baseline activation ``a_bsl`` of Eq. 3) and the positions perturbed. E
 setting sweeps the evaluation task's own predictivity order and as many layer-matched
 random orders as ``perturbation.layer_matched_orders`` over ``perturbation.rates``, and
 decides the claim with the findings engine: area(layer-matched random) - area(own
-order), a paired bootstrap over test samples, trials and random orders.
+order), a hierarchical bootstrap over trials > random orders > test samples, the
+verdicts Holm-adjusted over the table's settings.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from skillneurons.neurons.perturbation.files import TrialModel
 from skillneurons.neurons.perturbation.orders import NamedOrder, layer_matched_random_orders
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.ablation_settings import SETTING_KEYS, shown_setting
-from skillneurons.paper_a.findings import gap_claim
+from skillneurons.paper_a.findings import AREA_BASIS, AREA_MARGIN, gap_claim
 from skillneurons.reporting.curves import task_curves
-from skillneurons.reporting.findings import BootstrapSettings, Claim
+from skillneurons.reporting.findings import BootstrapSettings, Claim, holm
 
 
 def ablation_orders(
@@ -126,9 +127,15 @@ def setting_claim(name: str, setting: Mapping[str, object]) -> Claim:
         f"top skill neurons matter more than random ones ({name}: {shown})",
         "§4.2, A-F4/A-F11",
         "area(layer-matched random) - area(own order)",
-        "test samples, trials, random orders",
+        "trials, random orders, test samples",
         "own order below random (Figure 4)",
+        margin=AREA_MARGIN,
+        margin_basis=AREA_BASIS,
     )
+
+
+#: The decided columns of a row of table A-ablation.
+DECIDED = ("estimate", "ci_low", "ci_high", "margin", "alpha", "verdict", "runs", "resampled")
 
 
 def ablation_table(
@@ -136,25 +143,34 @@ def ablation_table(
     settings: Mapping[str, Mapping[str, object]],
     bootstrap: BootstrapSettings,
 ) -> pd.DataFrame:
-    """One row per resolved setting (:func:`resolve_settings`): its keys, the
-    unperturbed accuracy, and the findings row of the central claim under it
-    (estimate, CI, verdict, the resampled units' counts)."""
-    rows = []
-    for name, setting in settings.items():
-        frame = curves[curves["setting"] == name]
-        task = str(frame["eval_task"].iloc[0])
-        decided = gap_claim(
-            setting_claim(name, setting), {task: task_curves(frame)}, LAYER_MATCHED, bootstrap
+    """One row per evaluation task and resolved setting (:func:`resolve_settings`) of
+    ``curves`` (every evaluation task's ablation file): its keys, the unperturbed
+    accuracy, and the findings row of the central claim under it (:data:`DECIDED` and
+    the note), Holm-adjusted over the whole table."""
+    rows, decided = [], []
+    for (task, name), frame in curves.groupby(["eval_task", "setting"], sort=False):
+        setting = settings[name]
+        decided.append(
+            gap_claim(
+                setting_claim(name, setting),
+                {str(task): task_curves(frame)},
+                LAYER_MATCHED,
+                bootstrap,
+            )
         )
         unperturbed = frame.loc[frame["rate"] == 0, "accuracy"]
         rows.append(
             {
                 "setting": name,
                 **shown_setting(setting),
-                "eval_task": task,
+                "eval_task": str(task),
                 "unperturbed_accuracy": float(unperturbed.mean()) if len(unperturbed) else np.nan,
-                **{key: decided[key] for key in ("estimate", "ci_low", "ci_high", "verdict")},
-                "counts": decided["counts"],
             }
         )
-    return pd.DataFrame(rows)
+    adjusted = holm(decided, bootstrap.alpha)
+    return pd.DataFrame(
+        [
+            {**row, **{key: done[key] for key in (*DECIDED, "note")}}
+            for row, done in zip(rows, adjusted, strict=True)
+        ]
+    )

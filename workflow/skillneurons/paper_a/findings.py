@@ -1,28 +1,36 @@
 """Paper A's findings: each claim of sections 4-5 decided by the findings engine.
 
-Every claim is an effect, signed so that positive supports the claim, with a paired
-bootstrap confidence interval (:mod:`skillneurons.reporting.findings`). The effects and
-what is resampled:
+Every claim is an effect, signed so that positive supports the claim, with a margin and
+a hierarchical bootstrap interval (:mod:`skillneurons.reporting.findings`): prompt
+trials are the training runs (the top level), random orders or draws nested in them,
+test samples innermost. The effects and what is resampled, outermost first:
 
 ==========================================  =================================================
 claim (paper A)                             effect; resampled
 ==========================================  =================================================
+skill neurons as accurate as prompts        top neurons' test accuracy minus the prompt's,
+(§4.1, A-T1)                                per trial and task; trials > tasks
+prompts beat Avg./Max. (§4.1, A-F3)         top neuron's predictivity with prompts minus
+                                            with each baseline; trials > tasks
 top skill neurons matter (§4.2, A-F4)       area under the layer-matched random curve minus
                                             the area under the own-order curve, mean over
-                                            evaluation tasks; test samples (per task),
-                                            trials, random orders
+                                            evaluation tasks; trials > random orders > test
+                                            samples (per task)
+... than uniform random neurons (§4.2)      the same against the uniform random orders (the
+                                            paper's own control)
 same-type tasks correlate (§4.3, A-F5)      mean Spearman of same-type minus cross-type task
-                                            pairs (layer means); neurons
+                                            pairs (layer means); tasks
 same-type importance (§4.3, A-F6)           mean z-scored importance of same-type minus
-                                            cross-type source tasks; test samples, trials,
-                                            random orders
+                                            cross-type source tasks; trials > random orders
+                                            > test samples
 predictivity beats selectivity (App. H)     area under the selectivity-order curve minus the
-                                            predictivity order's; test samples, trials
-random label words agree (§4.4)             mean pairwise Spearman of the draws' orders;
-                                            neurons
+                                            predictivity order's; trials > test samples
+random label words agree (§4.4)             mean pairwise Spearman of the draws' orders
+                                            minus 0.87, and minus the seed-only controls';
+                                            label-word draws
 pre-training makes skill neurons (§5)       top-neuron test accuracy with random prompts,
-                                            pre-trained minus random model; test samples,
-                                            trials
+                                            pre-trained minus random model; trials > test
+                                            samples
 other tuning methods use them (§5)          per method, as the first row, on the adapter or
                                             BitFit models' curves in prompt-tuning orders
 ==========================================  =================================================
@@ -31,11 +39,15 @@ Areas are trapezoid areas under accuracy-vs-rate curves (a larger area: less acc
 lost). The layer-matched control perturbs, at every rate, as many neurons of each
 layer as the own order, at random within the layers: skill neurons concentrate in a
 few layers, and a uniform random order would compare them with other layers too.
+
+An approximation: the perturbed orders come from the ranking of all trials (Eq. 6's
+mean over trials), which a draw of the trials does not recompute (that would need a
+new perturbation sweep per draw); the curves of the drawn trials are recomputed. The
+task-correlation claim likewise reads the trials' mean scores.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -46,12 +58,22 @@ from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
     Claim,
+    Units,
     decide,
     findings_frame,
     unavailable,
 )
-from skillneurons.reporting.resampling import ResampledRanks
+from skillneurons.reporting.resampling import ResampledRanks, distinct_pairs
 from skillneurons.reporting.stats import zscore
+
+#: Half the paper's central effect, read off Figure 4: on Tweet the own order's accuracy
+#: lies about 0.2 below the random order's on average over the rates 0-0.2, an area of
+#: 0.04 (the rates of the default span the same 0-0.2).
+AREA_MARGIN = 0.02
+AREA_BASIS = (
+    "half the paper's effect (Figure 4: about 0.2 accuracy below random over rates "
+    "0-0.2, an area of 0.04, read off the figure)"
+)
 
 TOP = Claim(
     "perturbing a task's top skill neurons hurts more than random neurons",
@@ -59,13 +81,55 @@ TOP = Claim(
     "area(layer-matched random) - area(own order), mean over evaluation tasks",
     "test samples of each task, trials, random orders",
     "own order below random at every rate (Figure 4)",
+    margin=AREA_MARGIN,
+    margin_basis=AREA_BASIS,
+)
+COMPARABLE = Claim(
+    "the top skill neurons are about as accurate as prompt tuning",
+    "§4.1, A-T1",
+    "top skill neuron(s)' test accuracy - prompt tuning's, mean over trials and tasks "
+    "(negligible: comparable, as the paper finds; fails: the neurons fall short)",
+    "trials, tasks (each trial's own top neuron against its own prompt)",
+    "comparable on every task (Table 1: within about 1 point)",
+    margin=0.03,
+    margin_basis="smallest effect of interest: 3 points of accuracy (Table 1's gaps are "
+    "within about 1 point)",
+)
+#: A-F3's baselines (§4.1): activations averaged / maxed over the input tokens.
+BASELINES = {"input_avg": "Avg.", "input_max": "Max."}
+
+
+def baseline_claim(name: str) -> Claim:
+    return Claim(
+        f"prompts find more predictive neurons than the {name} input-token baseline",
+        "§4.1, A-F3/A-F9",
+        f"the top neuron's dev predictivity with prompts - with {name} over the input "
+        "tokens, mean over trials and tasks (subtasks)",
+        "trials, tasks (subtasks)",
+        "Avg. and Max. hardly find highly-predictive neurons (Figure 3)",
+        margin=0.05,
+        margin_basis="smallest effect of interest: 0.05 of predictivity (Figure 3 is a "
+        "histogram, no number)",
+    )
+
+
+TOP_UNIFORM = Claim(
+    "perturbing a task's top skill neurons hurts more than uniform random neurons",
+    "§4.2, A-F4/A-F11 (the paper's control)",
+    "area(uniform random) - area(own order), mean over evaluation tasks",
+    "trials, random orders, test samples of each task",
+    "own order below random at every rate (Figure 4)",
+    margin=AREA_MARGIN,
+    margin_basis=AREA_BASIS,
 )
 CORRELATION = Claim(
     "predictivity orders of same-type tasks correlate more than cross-type",
     "§4.3, A-F5",
     "mean Spearman (layer mean), same-type pairs - cross-type pairs",
-    "neurons (the same draw in every layer and task)",
+    "tasks (pairs of distinct drawn tasks; the trials' mean ranking fixed)",
     "diagonal blocks (Figure 5)",
+    margin=0.1,
+    margin_basis="smallest effect of interest: 0.1 Spearman (Figure 5 gives no number)",
 )
 IMPORTANCE = Claim(
     "same-type source tasks are more important than cross-type ones",
@@ -73,6 +137,8 @@ IMPORTANCE = Claim(
     "mean z-scored importance, same-type - cross-type sources, mean over evaluation tasks",
     "test samples of each task, trials, random orders",
     "diagonal blocks (Figure 6)",
+    margin=0.5,
+    margin_basis="smallest effect of interest: half a standard deviation of importance",
 )
 SELECTIVITY = Claim(
     "the predictivity order beats the selectivity index",
@@ -80,20 +146,43 @@ SELECTIVITY = Claim(
     "area(selectivity order) - area(predictivity order), mean over evaluation tasks",
     "test samples of each task, trials",
     "predictivity order hurts more (Figure 15)",
+    margin=0.01,
+    margin_basis="half the paper's effect (Figure 15: the selectivity curve about 0.1 "
+    "accuracy above ours over rates 0-0.2, an area of 0.02)",
 )
+#: §4.4: "the average Spearman's correlation between the neuron predictivity orders of
+#: 5 random label words is 0.87".
+PAPER_AGREEMENT = 0.87
 LABEL_WORDS = Claim(
-    "orders found with random label words agree",
+    "orders found with random label words agree as much as the paper's 0.87",
     "§4.4, A-S4.4",
-    "mean pairwise Spearman (layer mean) of the orders of random-label-word draws",
-    "neurons (the same draw in every layer and draw)",
+    "mean pairwise Spearman (layer mean) of the random-label-word draws' orders - 0.87 "
+    "(negligible: agrees with the paper's value; fails: below it)",
+    "label-word draws (pairs of distinct drawn draws)",
     "0.87",
+    margin=0.1,
+    margin_basis="smallest effect of interest: 0.1 Spearman around the paper's 0.87",
 )
+LABEL_WORDS_CONTROL = Claim(
+    "random label words move the orders no more than the prompt seed alone",
+    "§4.4, A-S4.4 (control; ours)",
+    "mean pairwise Spearman of the random-label-word draws' orders - of the seed-only "
+    "controls' (the configured label words, each draw's seeds); negligible supports the "
+    "paper, fails contradicts it",
+    "label-word draws with their controls (pairs of distinct drawn draws)",
+    "(the paper has no control; its draws agree at 0.87)",
+    margin=0.1,
+    margin_basis="smallest effect of interest: 0.1 Spearman",
+)
+LABEL_CLAIMS = (LABEL_WORDS, LABEL_WORDS_CONTROL)
 PRETRAINING = Claim(
     "skill neurons come from pre-training: the pre-trained model beats a random one",
     "§5, A-T3",
     "top-neuron test accuracy with random prompts, pre-trained - random model, task mean",
     "test samples of each task, trials",
     "e.g. SST-2 86.9 vs 55.2 (Table 3)",
+    margin=0.15,
+    margin_basis="half the paper's effect (Table 3: SST-2 86.9 vs 55.2, 31.7 points)",
 )
 
 
@@ -105,13 +194,20 @@ def method_claim(method: str) -> Claim:
         "mean over evaluation tasks",
         "test samples of each task, trials, random orders",
         "own order below random (Figures 7, 12, 13)",
+        margin=AREA_MARGIN,
+        margin_basis=AREA_BASIS,
     )
 
 
-def _units(curves: Mapping[str, TaskCurves]) -> dict[str, int]:
+def _units(curves: Mapping[str, TaskCurves]) -> Units:
+    """Prompt trials > random orders > each task's test samples (crossed: the same
+    samples under every trial and order)."""
     first = next(iter(curves.values()))
-    units = {f"{task}: test samples": curve.samples for task, curve in curves.items()}
-    return {**units, "trials": first.trials, "random orders": first.repeats}
+    return Units(
+        runs={"trials": first.trials},
+        draws={"random orders": first.repeats},
+        samples={f"{task}: test samples": curve.samples for task, curve in curves.items()},
+    )
 
 
 def gap_claim(
@@ -121,9 +217,11 @@ def gap_claim(
     settings: BootstrapSettings,
 ) -> dict:
     """``area(reference order) - area(own order)`` averaged over evaluation tasks;
-    ``reference`` is ``"layer_matched"`` or ``"selectivity"``."""
+    ``reference`` is ``"layer_matched"``, ``"random"`` (uniform random orders, the
+    paper's control) or ``"selectivity"``."""
     keys = {LAYER_MATCHED: (LAYER_MATCHED, "random_layer_matched")}
     keys["selectivity"] = ("selectivity", "selectivity")
+    keys["random"] = ("random", "random")
     tasks = [task for task, curve in curves.items() if keys[reference] in curve.correct]
     if not tasks:
         return unavailable(claim, f"no {reference} curve in the perturbation files")
@@ -172,7 +270,7 @@ def importance_claim(
 
 
 def _full(curves: Mapping[str, TaskCurves]) -> dict[str, np.ndarray]:
-    return {name: np.arange(size) for name, size in _units(curves).items()}
+    return {name: np.arange(size) for name, size in _units(curves).levels.items()}
 
 
 # --------------------------------------------------------------------------- rankings
@@ -188,55 +286,159 @@ def _layer_mean_spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
 
 
+def pair_contrast(matrix: np.ndarray, kinds: Sequence[str], chosen: np.ndarray) -> float:
+    """Mean of ``matrix[a, b]`` over the pairs of distinct tasks drawn (``chosen``:
+    indices, repeats allowed; a task drawn twice is not paired with itself) of the same
+    kind, minus over the pairs of different kinds; NaN without both."""
+    first, second = distinct_pairs(chosen)
+    same = np.asarray(kinds)[first] == np.asarray(kinds)[second]
+    values = matrix[first, second]
+    if not same.any() or same.all():
+        return float("nan")
+    return float(values[same].mean() - values[~same].mean())
+
+
 def correlation_claim(
-    scores: Mapping[str, np.ndarray], task_types: Mapping[str, str], settings: BootstrapSettings
+    scores: Mapping[str, np.ndarray],
+    task_types: Mapping[str, str],
+    settings: BootstrapSettings,
+    trials: int = 1,
 ) -> dict:
-    """Same-type minus cross-type mean Spearman of the tasks' neuron scores (Figure 5)."""
+    """Same-type minus cross-type mean Spearman of the tasks' neuron scores (Figure 5),
+    with the **tasks** resampled: the correlations between thousands of neurons would
+    make any non-zero association "hold" if the neurons were the unit, while what
+    replicates is the task. A draw's statistic is :func:`pair_contrast` of the
+    layer-mean Spearman matrix over its tasks. The scores are the trials' mean (Eq. 6)
+    from the rankings, so the ``trials`` stand behind it but are not resampled."""
     tasks = list(scores)
-    pairs = list(itertools.combinations(tasks, 2))
-    same = [pair for pair in pairs if task_types[pair[0]] == task_types[pair[1]]]
-    cross = [pair for pair in pairs if task_types[pair[0]] != task_types[pair[1]]]
-    if not same or not cross:
+    kinds = [task_types[task] for task in tasks]
+    every = np.arange(len(tasks))
+    ranks = [ResampledRanks(scores[task])(np.arange(scores[task].shape[1])) for task in tasks]
+    matrix = np.array([[_layer_mean_spearman(a, b) for b in ranks] for a in ranks])
+    if not np.isfinite(pair_contrast(matrix, kinds, every)):
         return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
-
-    rankers = {task: ResampledRanks(scores[task]) for task in tasks}
-
-    def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        ranks = {task: rankers[task](indices["neurons"]) for task in tasks}
-        mean = {pair: _layer_mean_spearman(ranks[pair[0]], ranks[pair[1]]) for pair in pairs}
-        return float(np.nanmean([mean[p] for p in same]) - np.nanmean([mean[p] for p in cross]))
-
-    neurons = next(iter(scores.values())).shape[1]
-    return decide(CORRELATION, statistic, {"neurons": neurons}, settings)
-
-
-def agreement(rankers: Sequence[ResampledRanks], indices: np.ndarray) -> float:
-    """Mean pairwise layer-mean Spearman of several orders' neuron scores, on the
-    neurons ``indices`` (of each layer)."""
-    ranks = [ranker(indices) for ranker in rankers]
-    values = [_layer_mean_spearman(a, b) for a, b in itertools.combinations(ranks, 2)]
-    return float(np.nanmean(values)) if values else float("nan")
-
-
-def label_words_claim(
-    draws: Mapping[str, Sequence[np.ndarray]], settings: BootstrapSettings
-) -> dict:
-    """The random-label-word draws' agreement (§4.4), averaged over tasks; ``draws`` maps
-    a task to its draws' neuron scores ``[layers, neurons]``."""
-    tasks = [task for task, scores in draws.items() if len(scores) >= 2]
-    if not tasks:
-        return unavailable(LABEL_WORDS, "needs two draws of random label words")
-    neurons = draws[tasks[0]][0].shape[1]
-    rankers = {task: [ResampledRanks(scores) for scores in draws[task]] for task in tasks}
+    units = Units(samples={"tasks": len(tasks)}, training_runs=trials)
     return decide(
-        LABEL_WORDS,
-        lambda indices: float(np.mean([agreement(rankers[t], indices["neurons"]) for t in tasks])),
-        {"neurons": neurons},
+        CORRELATION,
+        lambda indices: pair_contrast(matrix, kinds, indices["tasks"]),
+        units,
         settings,
     )
 
 
+def agreement_matrix(scores: Sequence[np.ndarray]) -> np.ndarray:
+    """Layer-mean Spearman of every two of several orders' neuron scores
+    ``[layers, neurons]``."""
+    ranks = [ResampledRanks(values)(np.arange(values.shape[1])) for values in scores]
+    return np.array([[_layer_mean_spearman(a, b) for b in ranks] for a in ranks])
+
+
+def pair_mean(matrix: np.ndarray, chosen: np.ndarray) -> float:
+    """Mean of ``matrix[a, b]`` over the pairs of distinct drawn members (``chosen``,
+    repeats allowed); NaN without a pair."""
+    values = matrix[distinct_pairs(chosen)]
+    return float(values.mean()) if values.size else float("nan")
+
+
+def label_words_claims(
+    draws: Mapping[str, Sequence[np.ndarray]],
+    controls: Mapping[str, Sequence[np.ndarray]],
+    settings: BootstrapSettings,
+) -> list[dict]:
+    """§4.4's two rows, averaged over tasks; ``draws`` and ``controls`` map a task to
+    its random-label-word draws' and its seed-only controls' neuron scores ``[layers,
+    neurons]`` (control ``d``: the configured label words with draw ``d``'s seeds).
+
+    The draws are the training runs and the unit resampled (draw ``d`` together with
+    its control ``d``): a draw's statistic averages the Spearman of its pairs of distinct
+    drawn draws (:func:`pair_mean`), whereas resampling neurons would make any
+    agreement above 0 hold. :data:`LABEL_WORDS` is that agreement minus the paper's
+    0.87; :data:`LABEL_WORDS_CONTROL` the agreement minus the controls' (the seed alone
+    moves the orders too)."""
+    tasks = [task for task, scores in draws.items() if len(scores) >= 2]
+    if not tasks:
+        return [unavailable(c, "needs two draws of random label words") for c in LABEL_CLAIMS]
+    count = min(len(draws[task]) for task in tasks)
+    words = [agreement_matrix(draws[task][:count]) for task in tasks]
+    units = Units(runs={"label-word draws": count})
+    rows = [
+        decide(
+            LABEL_WORDS,
+            lambda i: (
+                float(np.mean([pair_mean(m, i["label-word draws"]) for m in words]))
+                - PAPER_AGREEMENT
+            ),
+            units,
+            settings,
+        )
+    ]
+    if not all(len(controls.get(task, ())) >= count for task in tasks):
+        return [*rows, unavailable(LABEL_WORDS_CONTROL, "no seed-only control rankings")]
+    seeds = [agreement_matrix(controls[task][:count]) for task in tasks]
+
+    def excess(indices: Mapping[str, np.ndarray]) -> float:
+        chosen = indices["label-word draws"]
+        gaps = [
+            pair_mean(w, chosen) - pair_mean(c, chosen) for w, c in zip(words, seeds, strict=True)
+        ]
+        return float(np.mean(gaps))
+
+    return [*rows, decide(LABEL_WORDS_CONTROL, excess, units, settings)]
+
+
+def baseline_claims(
+    panels: Mapping[str, Mapping[str, Sequence[np.ndarray]]], settings: BootstrapSettings
+) -> list[dict]:
+    """A-F3's two rows (:func:`baseline_claim`): per trial and task (or subtask) panel
+    (:func:`skillneurons.paper_a.skill_neurons.predictivity_panels` with the keys
+    ``max`` and :data:`BASELINES`), the top neuron's predictivity with prompts (``max``:
+    over the prompt tokens, the paper's) minus with the baseline; trials and panels
+    resampled (crossed)."""
+    rows = []
+    for key, name in BASELINES.items():
+        claim = baseline_claim(name)
+        chosen = [p for p in panels.values() if p.get(key) and p.get("max")]
+        if not chosen or len({len(p[key]) for p in chosen} | {len(p["max"]) for p in chosen}) != 1:
+            rows.append(unavailable(claim, f"no {name} predictivity for every trial"))
+            continue
+        matrix = np.array(
+            [
+                [np.max(a) - np.max(b) for a, b in zip(p["max"], p[key], strict=True)]
+                for p in chosen
+            ]
+        ).T  # [trials, panels]
+        units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
+        rows.append(decide(claim, _crossed_mean(matrix), units, settings))
+    return rows
+
+
 # --------------------------------------------------------------------------- controls
+
+
+def comparable_claim(
+    prompt_metrics: Sequence[Mapping], neuron_results: Sequence[Mapping], settings
+) -> dict:
+    """:data:`COMPARABLE` (§4.1, Table 1): per trial and task, the top skill neuron(s)'
+    test accuracy minus the prompt's (``prompt_metrics``: each trial's prompt-tuning
+    metrics; ``neuron_results``: each trial's top-neuron results, both in trial order
+    per task); trials and tasks resampled (crossed)."""
+    tasks = list(dict.fromkeys(m["task"] for m in prompt_metrics))
+
+    def accuracies(entries, task):
+        return [float(e["test_accuracy"]) for e in entries if e["task"] == task]
+
+    pairs = [(accuracies(neuron_results, t), accuracies(prompt_metrics, t)) for t in tasks]
+    if not tasks or len({len(a) for pair in pairs for a in pair}) != 1:
+        return unavailable(COMPARABLE, "prompt tuning and skill neurons differ in trials")
+    matrix = np.array([np.subtract(*pair) for pair in pairs]).T  # [trials, tasks]
+    units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
+    return decide(COMPARABLE, _crossed_mean(matrix), units, settings)
+
+
+def _crossed_mean(matrix: np.ndarray):
+    """The statistic: the mean of ``matrix[trials, tasks]`` over the drawn trials and
+    tasks."""
+    return lambda indices: float(matrix[np.ix_(indices["trials"], indices["tasks"])].mean())
 
 
 def pretraining_claim(
@@ -249,8 +451,10 @@ def pretraining_claim(
     tasks = [task for task in pretrained if task in random_model]
     if not tasks:
         return unavailable(PRETRAINING, "no control results")
-    units = {f"{task}: test samples": pretrained[task].shape[1] for task in tasks}
-    units["trials"] = pretrained[tasks[0]].shape[0]
+    units = Units(
+        runs={"trials": pretrained[tasks[0]].shape[0]},
+        samples={f"{task}: test samples": pretrained[task].shape[1] for task in tasks},
+    )
 
     def accuracy(correct: np.ndarray, task: str, indices: Mapping[str, np.ndarray]) -> float:
         return float(correct[indices["trials"]][:, indices[f"{task}: test samples"]].mean())
@@ -290,26 +494,36 @@ def findings_table(
     methods: Mapping[str, Mapping[str, pd.DataFrame]],
     task_types: Mapping[str, str],
     settings: BootstrapSettings,
+    label_word_controls: Mapping[str, Sequence[np.ndarray]] | None = None,
+    accuracies: tuple[Sequence[Mapping], Sequence[Mapping]] = ((), ()),
+    predictivity: Mapping[str, Mapping[str, Sequence[np.ndarray]]] | None = None,
 ) -> pd.DataFrame:
     """Every claim of paper A's sections 4-5 on this run, one row each
-    (:data:`skillneurons.reporting.findings.COLUMNS`).
+    (:data:`skillneurons.reporting.findings.COLUMNS`), Holm-adjusted within the table.
 
     ``perturbation`` maps each evaluation task to its perturbation file's rows;
     ``scores`` each task to its ranking's neuron scores (``Ranking.scores``);
     ``controls`` the settings ``random_prompt`` and ``random_model`` to their per-trial
     top-neuron results; ``label_word_draws`` each task to its random-label-word draws'
-    scores (empty: the experiment is off); ``methods`` each tuning method to its
-    perturbation rows per evaluation task.
+    scores (empty: the experiment is off) and ``label_word_controls`` to its seed-only
+    controls'; ``methods`` each tuning method to its perturbation rows per evaluation
+    task; ``accuracies`` every trial's prompt-tuning metrics and top-neuron results
+    (:func:`comparable_claim`; empty: the row is not measured); ``predictivity`` the
+    per-trial predictivity panels with the Avg./Max. baselines (:func:`baseline_claims`).
     """
     curves = {task: task_curves(frame) for task, frame in perturbation.items()}
+    trials = next(iter(curves.values())).trials
     rows = [
+        comparable_claim(*accuracies, settings),
+        *baseline_claims(predictivity or {}, settings),
         gap_claim(TOP, curves, LAYER_MATCHED, settings),
-        correlation_claim(scores, task_types, settings),
+        gap_claim(TOP_UNIFORM, curves, "random", settings),
+        correlation_claim(scores, task_types, settings, trials),
         importance_claim(curves, task_types, settings),
         gap_claim(SELECTIVITY, curves, "selectivity", settings),
     ]
     if label_word_draws:
-        rows.append(label_words_claim(label_word_draws, settings))
+        rows += label_words_claims(label_word_draws, label_word_controls or {}, settings)
     rows.append(
         pretraining_claim(
             control_correct(controls["random_prompt"]),
@@ -320,4 +534,4 @@ def findings_table(
     for method, frames in methods.items():
         method_curves = {task: task_curves(frame) for task, frame in frames.items()}
         rows.append(gap_claim(method_claim(method), method_curves, LAYER_MATCHED, settings))
-    return findings_frame(rows)
+    return findings_frame(rows, settings.alpha)

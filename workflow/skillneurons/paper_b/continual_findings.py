@@ -28,40 +28,83 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
+from skillneurons.paper_b.findings import ONE_TRAINING
+from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, decide, unavailable
 
 RESAMPLED = "test samples of each task"
 
 
-def _claim(claim: str, effect: str, paper_value: str) -> Claim:
-    return Claim(claim, "§6, B-T5", effect, RESAMPLED, paper_value)
+def _claim(claim: str, effect: str, paper_value: str, margin: float, basis: str) -> Claim:
+    return Claim(claim, "§6, B-T5", effect, RESAMPLED, paper_value, margin, basis)
+
+
+def _half(high: float, low: float) -> tuple[float, str]:
+    """Half the paper's Standard-order gap ``high - low`` (points) as a margin."""
+    return (high - low) / 200, f"half the paper's effect ({high} vs {low}, Standard order)"
+
+
+#: Smallest effect of interest of the uniform-weight control (ours; no paper number).
+UNIFORM_MARGIN = (0.01, "smallest effect of interest: 1 point of CL (no paper number)")
 
 
 #: (claim, the method that should score higher, the lower one).
 CONTRASTS = (
     (_claim("neuron-level continual fine-tuning (NCFT) forgets less than sequential "
             "fine-tuning", "CL(NCFT) - CL(SeqFT), mean over orders",
-            "71.3 vs 47.1 (Standard)"), "ncft", "seqft"),
+            "71.3 vs 47.1 (Standard)", *_half(71.3, 47.1)), "ncft", "seqft"),
     (_claim("W-NCFT forgets less than sequential fine-tuning",
-            "CL(W-NCFT) - CL(SeqFT), mean over orders", "73.3 vs 47.1 (Standard)"),
+            "CL(W-NCFT) - CL(SeqFT), mean over orders", "73.3 vs 47.1 (Standard)",
+            *_half(73.3, 47.1)),
      "wncft", "seqft"),
     (_claim("NCFT forgets less than sequential LoRA fine-tuning (SeqLoRA)",
-            "CL(NCFT) - CL(SeqLoRA), mean over orders", "71.3 vs 53.8 (Standard)"),
+            "CL(NCFT) - CL(SeqLoRA), mean over orders", "71.3 vs 53.8 (Standard)",
+            *_half(71.3, 53.8)),
      "ncft", "seqlora"),
     (_claim("weighting the stored neurons by task similarity (W-NCFT) beats NCFT",
-            "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order"),
+            "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order",
+            *_half(73.3, 71.3)),
      "wncft", "ncft"),
     (_claim("weighting the stored neurons by task similarity (W-NCFT) beats averaging "
             "them with equal weights", "CL(W-NCFT) - CL(W-NCFT, uniform weights), mean "
-            "over orders", "(no paper has it; the control of W-NCFT > NCFT)"),
+            "over orders", "(no paper has it; the control of W-NCFT > NCFT)",
+            *UNIFORM_MARGIN),
      "wncft", "wncft_uniform"),
     (_claim("NCFT stays below fine-tuning one model per task",
-            "CL(per-task FT) - CL(NCFT), mean over orders", "77.2 vs 71.3 (Standard)"),
+            "CL(per-task FT) - CL(NCFT), mean over orders", "77.2 vs 71.3 (Standard)",
+            *_half(77.2, 71.3)),
      "per_task", "ncft"),
     (_claim("W-NCFT stays below fine-tuning one model per task",
-            "CL(per-task FT) - CL(W-NCFT), mean over orders", "77.2 vs 73.3 (Standard)"),
+            "CL(per-task FT) - CL(W-NCFT), mean over orders", "77.2 vs 73.3 (Standard)",
+            *_half(77.2, 73.3)),
      "per_task", "wncft"),
 )  # fmt: skip
+
+
+#: "In every order" (paper B-spec 16; issue 38): the smallest per-order CL difference.
+EVERY_ORDER = (
+    (_claim("NCFT forgets less than sequential fine-tuning in every order",
+            "min over orders of CL(NCFT) - CL(SeqFT)", "71.3 vs 47.1 (Standard mean)",
+            *_half(71.3, 47.1)), "ncft", "seqft"),
+    (_claim("W-NCFT beats NCFT in every order", "min over orders of CL(W-NCFT) - CL(NCFT)",
+            "73.3 vs 71.3; every order", *_half(73.3, 71.3)), "wncft", "ncft"),
+)  # fmt: skip
+#: B-F4 (paper B-spec 18): NCFT and W-NCFT retain more than SeqFT at every stage.
+RETENTION = tuple(
+    (
+        Claim(
+            f"{name} retains more than sequential fine-tuning at every stage",
+            "§6, B-F4",
+            f"min over orders and stages j >= 2 of FG_j({name}) - FG_j(SeqFT) (Eq. 5, a "
+            "ratio; A_i per-task FT's accuracy)",
+            RESAMPLED,
+            "far above the baselines at every stage (Figure 4)",
+            0.05,
+            "smallest effect of interest: 5 points of retention (Figure 4 gives no number)",
+        ),
+        method,
+    )
+    for name, method in (("NCFT", "ncft"), ("W-NCFT", "wncft"))
+)
 
 
 def _final_correct(
@@ -87,42 +130,102 @@ def continual_claims(
     settings: BootstrapSettings,
     contrasts: Sequence = CONTRASTS,
 ) -> list[dict]:
-    """The module docstring's rows. ``results``: per order, its SeqFT, SeqLoRA and NCFT files
-    concatenated (:data:`skillneurons.paper_b.continual.COLUMNS`); ``per_task``: every
-    task's per-task FT results."""
+    """The module docstring's rows: ``contrasts`` (the mean over orders),
+    :data:`EVERY_ORDER`, :data:`RETENTION`. ``results``: per order, its SeqFT, SeqLoRA
+    and NCFT files concatenated (:data:`skillneurons.paper_b.continual.COLUMNS`);
+    ``per_task``: every task's per-task FT results."""
     if not results:
-        return [unavailable(claim, "no continual-learning order") for claim, *_ in contrasts]
+        claims = [claim for claim, *_ in (*contrasts, *EVERY_ORDER, *RETENTION)]
+        return [unavailable(claim, "no continual-learning order") for claim in claims]
     finals = {
         method: _final_correct(results, per_task, method)
         for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
     }
-    sizes = {
-        f"{task}: test samples": len(correct)
-        for order in finals["seqft"]
-        for task, correct in order.items()
-    }
+    sizes = Units(
+        runs=ONE_TRAINING,
+        samples={
+            f"{task}: test samples": len(correct)
+            for order in finals["seqft"]
+            for task, correct in order.items()
+        },
+    )
 
-    def cl(method: str, indices: Mapping[str, np.ndarray]) -> float:
-        scores = [
-            np.mean(
-                [
-                    correct[indices[f"{task}: test samples"]].mean()
-                    for task, correct in order.items()
-                ]
-            )  # fmt: skip
-            for order in finals[method]
-        ]
-        return float(np.mean(scores))
+    def cl(method: str, indices: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Per order, CL (Eq. 4) on the drawn test samples."""
+        return np.array(
+            [
+                np.mean([c[indices[f"{task}: test samples"]].mean() for task, c in order.items()])
+                for order in finals[method]
+            ]
+        )
 
     rows = []
-    for claim, higher, lower in contrasts:
+    for (claim, higher, lower), fold in [
+        *((contrast, np.mean) for contrast in contrasts),
+        *((contrast, np.min) for contrast in EVERY_ORDER),
+    ]:
         missing = [m for m in (higher, lower) if any(not order for order in finals[m])]
         if missing:
             rows.append(unavailable(claim, f"no results for {missing}"))
             continue
-        rows.append(
-            decide(
-                claim, lambda idx, h=higher, lo=lower: cl(h, idx) - cl(lo, idx), sizes, settings
-            )
-        )
+
+        def statistic(idx, h=higher, lo=lower, fold=fold) -> float:
+            return float(fold(cl(h, idx) - cl(lo, idx)))
+
+        rows.append(decide(claim, statistic, sizes, settings))
+    return [*rows, *retention_claims(results, per_task, settings)]
+
+
+def _stage_correct(frame: pd.DataFrame, method: str) -> dict[tuple[int, str], np.ndarray]:
+    """(stage, eval_task) -> ``correct`` of ``method`` in one order's results."""
+    rows = frame[frame["method"] == method]
+    return {(int(r.stage), r.eval_task): np.asarray(r.correct, bool) for r in rows.itertuples()}
+
+
+def retention_claims(
+    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, settings: BootstrapSettings
+) -> list[dict]:
+    """B-F4's claims (:data:`RETENTION`): per order and stage ``j >= 2``, FG_j (Eq. 5,
+    a ratio: ``1/(j-1) sum_{i<j} a_ij / A_i``, ``A_i`` per-task FT's accuracy on task
+    ``i``) of the method minus SeqFT's; the effect is the smallest over orders and
+    stages ("at every stage"), every task's test samples resampled."""
+    reference = {r.eval_task: np.asarray(r.correct, bool) for r in per_task.itertuples()}
+    orders = []
+    for frame in results.values():
+        tasks = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
+        methods = {m: _stage_correct(frame, m) for m in ("seqft", "ncft", "wncft")}
+        orders.append((tasks, methods))
+    if not orders or max(len(tasks) for tasks, _ in orders) < 2:
+        return [unavailable(claim, "no order of two stages") for claim, _ in RETENTION]
+    sizes = Units(
+        runs=ONE_TRAINING,
+        samples={f"{task}: test samples": len(c) for task, c in reference.items()},
+    )
+
+    def accuracy(correct: np.ndarray, task: str, indices) -> float:
+        return float(correct[indices[f"{task}: test samples"]].mean())
+
+    def gaps(method: str, indices) -> list[float]:
+        found = []
+        for tasks, methods in orders:
+            own = {t: accuracy(reference[t], t, indices) for t in tasks}
+            for stage in range(2, len(tasks) + 1):
+                fg = {
+                    m: np.mean(
+                        [
+                            accuracy(methods[m][(stage, t)], t, indices) / own[t]
+                            for t in tasks[: stage - 1]
+                        ]
+                    )
+                    for m in (method, "seqft")
+                }
+                found.append(fg[method] - fg["seqft"])
+        return found
+
+    rows = []
+    for claim, method in RETENTION:
+        if not all(methods[method] for _, methods in orders):
+            rows.append(unavailable(claim, f"no results for {method}"))
+            continue
+        rows.append(decide(claim, lambda i, m=method: float(np.min(gaps(m, i))), sizes, settings))
     return rows

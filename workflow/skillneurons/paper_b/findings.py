@@ -22,15 +22,21 @@ neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs the
 B-F5b, B-F5d, B-F5d's control)                 test sample scored by its ROUGE-L F1
 A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and
                                                relevance over all neurons, task mean;
-                                               neurons
+                                               tasks
 their top neurons overlap (AB-T1; new)         top-k Jaccard minus its chance k/(2-k),
-                                               task mean; neurons
+                                               task mean; tasks
 A's / B's top neurons matter on the prompt-    area under the layer-matched random curve
 tuned model (AB-F1; new)                       minus under the order's curve (AB-F1),
-                                               task mean; test samples, random orders
+                                               task mean; trials > random orders > test
+                                               samples
 A's order hurts its own model more than B's    area under B's curve minus under A's,
 (AB-F1; new)                                   task mean; test samples
 =============================================  ============================================
+
+Each compared paper-B training is one run today (:data:`ONE_TRAINING`): those rows keep
+their interval over the random draws and test samples, and stay inconclusive below
+``findings.min_runs`` (:mod:`skillneurons.reporting.findings`). The AB claims stand on
+paper A's prompt trials.
 """
 
 from __future__ import annotations
@@ -41,11 +47,13 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
+from skillneurons.paper_a.findings import AREA_BASIS, AREA_MARGIN
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
     Claim,
+    Units,
     decide,
     findings_frame,
     unavailable,
@@ -58,6 +66,8 @@ DEACTIVATION_VS_RANDOM = Claim(
     "accuracy with random k% deactivated - with the task's k% deactivated, task mean",
     "test samples of each task, random draws",
     "84.8 vs 76.0 (classification mean)",
+    margin=0.044,
+    margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points)",
 )
 TRAINING = Claim(
     "training only a task's neurons gains more than training random neurons",
@@ -65,6 +75,8 @@ TRAINING = Claim(
     "accuracy after training the task's k% - after training random k%, task mean",
     "test samples of each task, random draws",
     "gains 29.9 vs 1.5 points",
+    margin=0.142,
+    margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points)",
 )
 DEACTIVATION_SPECIFIC = Claim(
     "deactivating a task's neurons hurts that task most (the diagonal dominates)",
@@ -72,6 +84,8 @@ DEACTIVATION_SPECIFIC = Claim(
     "own drop - mean drop of the other cells of its row and column, task mean",
     "test samples of each task",
     "the diagonal dominates its row and column",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of accuracy (B-F5a gives no number)",
 )
 TRAINING_SPECIFIC = Claim(
     "training a task's neurons helps that task most (the diagonal dominates)",
@@ -79,6 +93,8 @@ TRAINING_SPECIFIC = Claim(
     "own gain over zero-shot - mean gain of the other cells of its row and column",
     "test samples of each task",
     "the diagonal dominates, 4 of 12 tasks excepted",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of accuracy (B-F5c gives no number)",
 )
 TRAINING_CONTROL = Claim(
     "training a task's own neurons makes the diagonal dominate more than training random "
@@ -88,6 +104,8 @@ TRAINING_CONTROL = Claim(
     "the same margin with layer-matched random neurons trained, task mean",
     "test samples of each task, random draws",
     "(paper B has no random matrix; its diagonal dominates)",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of accuracy",
 )
 DEACTIVATION_GENERATION = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating random neurons",
@@ -95,6 +113,8 @@ DEACTIVATION_GENERATION = Claim(
     "ROUGE-L F1 with random k% deactivated - with the task's k% deactivated, task mean",
     "test samples of each generation task, random draws",
     "42.3 vs 32.0 (generation mean)",
+    margin=0.0515,
+    margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points)",
 )
 DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "deactivating a generation task's neurons hurts that task most (the diagonal dominates)",
@@ -102,6 +122,8 @@ DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "own ROUGE-L F1 drop - mean drop of the other cells of its row and column, task mean",
     "test samples of each generation task",
     "the diagonal dominates its row and column",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5b gives no number)",
 )
 TRAINING_GENERATION = Claim(
     "training only a generation task's neurons gains more than training random neurons",
@@ -109,6 +131,8 @@ TRAINING_GENERATION = Claim(
     "ROUGE-L F1 after training the task's k% - after training random k%, task mean",
     "test samples of each generation task, random draws",
     "gains 17.2 vs 2.7 points",
+    margin=0.0725,
+    margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points)",
 )
 GENERATION_SPECIFIC = Claim(
     "training a generation task's neurons helps that task most (the diagonal dominates)",
@@ -116,6 +140,8 @@ GENERATION_SPECIFIC = Claim(
     "own ROUGE-L F1 gain over zero-shot - mean gain of the other cells of its row and column",
     "test samples of each generation task",
     "the diagonal dominates, E2E and CommonGen excepted",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5d gives no number)",
 )
 GENERATION_CONTROL = Claim(
     "training a generation task's own neurons makes the diagonal dominate more than "
@@ -125,20 +151,26 @@ GENERATION_CONTROL = Claim(
     "column) - the same margin with layer-matched random neurons trained, task mean",
     "test samples of each generation task, random draws",
     "(paper B has no random matrix; its diagonal dominates)",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of ROUGE-L F1",
 )
 RANK_CORRELATION = Claim(
     "paper A's predictivity and paper B's relevance rank neurons alike",
     "new, AB-T1",
     "Spearman's rho of predictivity and relevance over all neurons, task mean",
-    "neurons",
+    "tasks (one value over all neurons each)",
     "(no paper has it)",
+    margin=0.1,
+    margin_basis="smallest effect of interest: 0.1 Spearman (no paper has it)",
 )
 OVERLAP = Claim(
     "paper A's and paper B's top neurons overlap more than chance",
     "new, AB-T1",
     "Jaccard index of the two top-k sets - its chance k/(2-k), task mean",
-    "neurons",
+    "tasks (one value over all neurons each)",
     "(no paper has it)",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 0.05 Jaccard above chance (no paper has it)",
 )
 
 
@@ -148,6 +180,8 @@ A_ORDER = Claim(
     "area(layer-matched random) - area(paper A's order), task mean",
     "test samples of each task, random orders",
     "(paper A's §4.2 claim, with deactivation)",
+    margin=AREA_MARGIN,
+    margin_basis=AREA_BASIS,
 )
 B_ORDER = Claim(
     "deactivating paper B's top neurons hurts the prompt-tuned model more than random ones",
@@ -155,6 +189,8 @@ B_ORDER = Claim(
     "area(layer-matched random) - area(paper B's order), task mean",
     "test samples of each task, random orders",
     "(paper B's §4.1 claim, on paper A's model)",
+    margin=AREA_MARGIN,
+    margin_basis=AREA_BASIS,
 )
 A_OVER_B = Claim(
     "on its own prompt-tuned model, paper A's order hurts more than paper B's",
@@ -162,6 +198,8 @@ A_OVER_B = Claim(
     "area(paper B's order) - area(paper A's order), task mean",
     "test samples of each task",
     "(no paper has it)",
+    margin=0.01,
+    margin_basis="smallest effect of interest: an area of 0.01, half the central claim's margin",
 )
 
 
@@ -182,17 +220,23 @@ def _mean_score(scores: np.ndarray, indices: Mapping[str, np.ndarray], task: str
     return float(scores[indices[f"{task}: test samples"]].mean())
 
 
-def _units(results: pd.DataFrame, tasks, draws: bool, column: str) -> dict[str, int]:
+#: Every compared paper-B training is one run today (issue 37 adds seeds).
+ONE_TRAINING = {"training runs": 1}
+
+
+def _units(results: pd.DataFrame, tasks, draws: bool, column: str) -> Units:
+    """One training run > the random draws (``draws``) > each task's test samples."""
     cells = _cells(results, column)
-    units = {}
+    samples = {}
     for task in tasks:
         sample = next(v for key, v in cells.items() if key[2] == task)
-        units[f"{task}: test samples"] = len(sample)
+        samples[f"{task}: test samples"] = len(sample)
+    random = {}
     if draws:
-        units["random draws"] = (
+        random["random draws"] = (
             int(results.loc[results["condition"] == "random", "draw"].max()) + 1
         )
-    return units
+    return Units(runs=ONE_TRAINING, draws=random, samples=samples)
 
 
 def random_vs_task(
@@ -363,42 +407,43 @@ def comparison_claims(
     relevances: Mapping[str, np.ndarray],
     fraction: float,
     settings: BootstrapSettings,
+    trials: int = 1,
 ) -> list[dict]:
     """The two AB claims; ``scores`` and ``relevances`` map each task to paper A's neuron
-    scores and paper B's relevance, ``[layers, neurons]``, on the same model."""
+    scores and paper B's relevance, ``[layers, neurons]``, on the same model (``trials``
+    prompt trials behind it). Per task one value over all its neurons; the **tasks** are
+    resampled (the unit that replicates: with the neurons resampled, any association
+    among thousands of them would hold)."""
     tasks = [task for task in scores if task in relevances]
-    size = scores[tasks[0]].size
-    flat = {task: (scores[task].ravel(), relevances[task].ravel()) for task in tasks}
-    rankers = {task: tuple(map(ResampledRanks, flat[task])) for task in tasks}
-
-    def correlation(indices: Mapping[str, np.ndarray]) -> float:
-        chosen = indices["neurons"]
-        rhos = [_spearman(a(chosen)[0], b(chosen)[0]) for a, b in rankers.values()]
-        return float(np.mean(rhos))
-
-    def overlap(indices: Mapping[str, np.ndarray]) -> float:
-        chosen = indices["neurons"]
-        top = top_count(len(chosen), fraction)
-        gaps = [
-            jaccard(top_positions(a[chosen], top), top_positions(b[chosen], top))
-            for a, b in flat.values()
-        ]
-        return float(np.mean(gaps) - chance_jaccard(fraction))
-
-    units = {"neurons": size}
+    rhos, gaps = [], []
+    for task in tasks:
+        a, b = scores[task].ravel(), relevances[task].ravel()
+        every = np.arange(a.size)
+        rhos.append(_spearman(ResampledRanks(a)(every)[0], ResampledRanks(b)(every)[0]))
+        top = top_count(a.size, fraction)
+        overlap = jaccard(top_positions(a, top), top_positions(b, top))
+        gaps.append(overlap - chance_jaccard(fraction))
+    units = Units(samples={"tasks": len(tasks)}, training_runs=trials)
     return [
-        decide(RANK_CORRELATION, correlation, units, settings),
-        decide(OVERLAP, overlap, units, settings),
+        decide(RANK_CORRELATION, _task_mean(np.asarray(rhos)), units, settings),
+        decide(OVERLAP, _task_mean(np.asarray(gaps)), units, settings),
     ]
+
+
+def _task_mean(values: np.ndarray):
+    return lambda indices: float(values[indices["tasks"]].mean())
 
 
 def curve_claims(curves: Mapping[str, TaskCurves], settings: BootstrapSettings) -> list[dict]:
     """The AB-F1 claims on each task's A-vs-B curves (:class:`TaskCurves` of its
     comparison file): each order against its layer-matched random orders, and A's
-    order against B's."""
+    order against B's; trials > random orders > test samples."""
     first = next(iter(curves.values()))
-    units = {f"{task}: test samples": curve.samples for task, curve in curves.items()}
-    units |= {"trials": first.trials, "random orders": first.repeats}
+    units = Units(
+        runs={"trials": first.trials},
+        draws={"random orders": first.repeats},
+        samples={f"{task}: test samples": curve.samples for task, curve in curves.items()},
+    )
 
     def gap(better: tuple[str, str], worse: tuple[str, str]):
         def statistic(indices: Mapping[str, np.ndarray]) -> float:
@@ -450,8 +495,10 @@ def findings_table(
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
         diagonal_control(TRAINING_CONTROL, training, settings),
         *([] if generation is None else generation_claims(**generation, settings=settings)),
-        *comparison_claims(scores, relevances, fraction, settings),
+        *comparison_claims(
+            scores, relevances, fraction, settings, next(iter(curves.values())).trials
+        ),
         *curve_claims(curves, settings),
         *more,
     ]
-    return findings_frame(rows)
+    return findings_frame(rows, settings.alpha)

@@ -15,10 +15,12 @@ B-F2; cls -> cls, gen -> cls, gen -> gen)      minus at the smallest, test tasks
 trained on classification, generation          the generation test tasks' rise from the
 generalizes less than trained on generation    smallest to the largest share, gen -> gen
 (§5.1, B-F2: cls -> gen flat)                  minus cls -> gen; test samples
-the groups' neurons overlap more than random   overlap rate minus random sets' at the
-sets (A.6, B-T8; every pair of groups)         smallest share; neurons
-the overlap rises with the share (A.6, B-T8;   overlap rate at the largest share below
-every pair of groups)                          100% minus at the smallest; neurons
+the groups' neurons overlap more than random   overlap rate minus random sets', the
+sets (A.6, B-T8; every pair of groups)         smallest over the shares below 100%;
+                                               training tasks, test tasks, neurons
+the overlap rises with the share (A.6, B-T8;   that excess at the largest share below
+every pair of groups)                          100% minus at the smallest; training
+                                               tasks, test tasks, neurons
 a larger share of test-task neurons            out-of-domain score at the largest share
 generalizes better (A.7, B-T9..B-T11; every    o minus at the smallest, mean over q; test
 controlled pair)                               samples
@@ -42,6 +44,9 @@ generation-trained models (c; every model where there is no classification group
 paper B's panel b, the generation tests against every model, has "no trend", which a
 verdict of this engine cannot state, so it is not claimed.
 
+Every compared training is one run today (``ONE_TRAINING``): these rows stay
+inconclusive below ``findings.min_runs`` (the note says so), their intervals shown.
+
 The specialization rows are decided per trained group (the generation group's name
 ``(gen)``); scores are accuracy for classification and ROUGE-L F1 for generation, per
 test sample. A fixed contrast stands for "peaks below 100%": the maximum over shares
@@ -51,12 +56,12 @@ A share contrast (B-F2, B-F6) is decided at one learning rate: its effect names 
 rate every compared training used, and where the compared trainings used different
 rates (config ``paper_b.generalization.learning_rate_share`` scales the rate with the
 share) the share and the rate are confounded, so the row keeps its estimate and
-interval but gets the verdict ``not measured``, ``counts`` naming the rates.
+interval but gets the verdict ``not measured``, the ``note`` naming the rates.
 
 An accuracy contrast that compares a model which predicted a single class for an
 evaluated task (``predicted_classes`` 1: its training collapsed) measures that
 optimisation failure, not specialization or generalization: such a row keeps its
-estimate and interval but gets the verdict ``not measured``, and ``counts`` names the
+estimate and interval but gets the verdict ``not measured``, and the ``note`` names the
 collapsed models.
 """
 
@@ -67,12 +72,22 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from skillneurons.paper_b.findings import ONE_TRAINING
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
 from skillneurons.paper_b.relevance import layer_width
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
-from skillneurons.reporting.findings import BootstrapSettings, Claim, decide, unavailable
+from skillneurons.reporting.findings import (
+    BootstrapSettings,
+    Claim,
+    Units,
+    decide,
+    refuse,
+    unavailable,
+)
 
+#: The margin of a rise with the share, where paper B's figures give no number.
+RISE_BASIS = "smallest effect of interest: 5 points from the smallest to the largest share"
 #: Where paper B's multi-task specialization peaks, per group (§5.1, Figure 2).
 PAPER_PEAK = {"cls": 70, "gen": 50}
 
@@ -93,6 +108,8 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         "in-domain score at the second-largest share - at the largest, training tasks' mean",
         "test samples of each task",
         f"peak at {PAPER_PEAK[group]}% of the neurons",
+        margin=0.02,
+        margin_basis="smallest effect of interest: 2 points (Figure 2 gives no number)",
     )
     single = Claim(
         "trained alone, a task's specialization rises with the share of its neurons "
@@ -101,6 +118,8 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         "in-domain score at the largest share - at the smallest, mean over the models",
         "test samples of each task",
         "rises steadily (Figure 6)",
+        margin=0.05,
+        margin_basis=RISE_BASIS,
     )
     return peak, single
 
@@ -114,6 +133,8 @@ def generalization_claim(pair: str) -> Claim:
         "out-of-domain score at the largest share - at the smallest, test tasks' mean",
         "test samples of each task",
         f"rises steadily ({pair.replace('-', ' -> ')})",
+        margin=0.05,
+        margin_basis=RISE_BASIS,
     )
 
 
@@ -125,6 +146,8 @@ CLS_GEN_FLAT = Claim(
     "gen -> gen - cls -> gen",
     "test samples of each task",
     "cls -> gen stays at about zero-shot; gen -> gen rises",
+    margin=0.05,
+    margin_basis=RISE_BASIS,
 )
 SPECIALIZATION_PEAK, SPECIALIZATION_SINGLE = specialization_claims("cls")
 GENERALIZATION_RISES = generalization_claim("cls-cls")
@@ -137,6 +160,9 @@ PAPER_OVERLAP = {
 }
 
 
+OVERLAP_BASIS = "smallest effect of interest: 5 points of overlap rate (Eq. 13)"
+
+
 def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
     """The two B-T8 claims for one pair of groups (``"cls-gen"``: the classification
     training tasks and the generation test tasks); the cls-cls claims name no pair."""
@@ -146,16 +172,22 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         f"the training and test tasks' neurons overlap more than random sets of their "
         f"sizes{named}",
         "A.6, B-T8",
-        "overlap rate (Eq. 13) - random sets' overlap rate, at the smallest share",
-        "neurons",
+        "overlap rate (Eq. 13) - random sets' overlap rate, the smallest over the shares "
+        "below 100%",
+        "training tasks, test tasks (their unions recomputed per draw), neurons",
         f"{start}% at 10% ({pair})" if start is not None else "",
+        margin=0.05,
+        margin_basis=OVERLAP_BASIS,
     )
     rises = Claim(
         f"the overlap of the training and test tasks' neurons rises with the share{named}",
         "A.6, B-T8",
-        "overlap rate at the largest share below 100% - at the smallest",
-        "neurons",
+        "excess of the overlap rate over random sets' at the largest share below 100% - "
+        "at the smallest (random sets' overlap rises with the share on its own)",
+        "training tasks, test tasks (their unions recomputed per draw), neurons",
         f"{start} -> {end}% from 10% to 70% ({pair})" if start is not None else "",
+        margin=0.05,
+        margin_basis=OVERLAP_BASIS,
     )
     return above, rises
 
@@ -174,6 +206,8 @@ def controlled_claim_for(pair: str) -> Claim:
         "mean over trained shares",
         "test samples of each task",
         f"+{gain} points from 10% to 100% (q = 10%)" if gain is not None else "",
+        margin=(gain or 2.0) / 200,
+        margin_basis=f"half the paper's effect ({table}: +{gain or 2.0} points)",
     )
 
 
@@ -191,6 +225,8 @@ def correlation_claim_for(definition: str) -> Claim:
         "level and out-of-domain score, centred within each test task",
         "model x test task pairs",
         "Pearson >= 0.79 per test task",
+        margin=0.395,
+        margin_basis="half the paper's effect (B-T4: Pearson 0.79)",
     )
 
 
@@ -214,6 +250,8 @@ def profile_claim_for(group: str, definition: str) -> Claim:
         "models M_i x test tasks",
         f"{figure}: low at the bottom, rising after some depth, back to about the bottom "
         "level at the top",
+        margin=0.05,
+        margin_basis="smallest effect of interest: 0.05 of similarity above chance",
     )
 
 
@@ -228,9 +266,11 @@ def _cells(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
     }  # fmt: skip
 
 
-def _sample_units(frame: pd.DataFrame) -> dict[str, int]:
+def _sample_units(frame: pd.DataFrame) -> Units:
+    """One training run per compared model > each evaluated task's test samples."""
     first = frame.drop_duplicates("eval_task")
-    return {f"{row.eval_task}: test samples": len(row.sample_scores) for row in first.itertuples()}
+    samples = {f"{r.eval_task}: test samples": len(r.sample_scores) for r in first.itertuples()}
+    return Units(runs=ONE_TRAINING, samples=samples)
 
 
 def _mean_score(cells, keys, indices) -> float:
@@ -239,25 +279,21 @@ def _mean_score(cells, keys, indices) -> float:
 
 def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
     """``row`` with the verdict ``not measured`` when a model of ``compared`` (the
-    result rows the contrast reads) predicted one class for its task; ``counts`` then
-    names those models."""
+    result rows the contrast reads) predicted one class for its task; the ``note``
+    then names those models."""
     collapsed = compared[compared["predicted_classes"] == 1]
     if collapsed.empty:
         return row
     named = sorted(
         {f"{r.trained} at {r.proportion:g} on {r.eval_task}" for r in collapsed.itertuples()}
     )
-    return {
-        **row,
-        "verdict": "not measured",
-        "counts": f"{row['counts']}; collapsed to one class: {', '.join(named)}",
-    }
+    return refuse(row, f"collapsed to one class: {', '.join(named)}")
 
 
 def at_one_rate(row: dict, compared: pd.DataFrame) -> dict:
     """``row`` with the learning rate of ``compared`` (the result rows a share contrast
     reads) in its effect; with the verdict ``not measured`` when those trainings used
-    different rates (the module docstring), ``counts`` naming each share's."""
+    different rates (the module docstring), the ``note`` naming each share's."""
     rates = compared[["proportion", "learning_rate"]].dropna().drop_duplicates()
     if rates.empty:
         return row
@@ -268,12 +304,11 @@ def at_one_rate(row: dict, compared: pd.DataFrame) -> dict:
         f"{r.learning_rate:g} at {r.proportion:g}"
         for r in rates.sort_values("proportion").itertuples()
     )
-    return {
-        **row,
-        "verdict": "not measured",
-        "counts": f"{row['counts']}; learning rate changes with the share ({named}): "
+    return refuse(
+        row,
+        f"learning rate changes with the share ({named}): "
         "set paper_b.generalization.learning_rate_share to null",
-    }
+    )
 
 
 def _share_gap(frame: pd.DataFrame, role: str, high: float, low: float):
@@ -361,48 +396,58 @@ def overlap_claims(
     pair: str = "cls-cls",
 ) -> list[dict]:
     """B-T8's two claims (:func:`overlap_claim_pair`; :data:`OVERLAP_ABOVE_RANDOM` and
-    :data:`OVERLAP_RISES` for cls-cls) for one pair of groups, neurons resampled."""
+    :data:`OVERLAP_RISES` for cls-cls) for one pair of groups, on the shares below 100%
+    (at 100% every set is every neuron). Each share's effect is the **excess** of Eq.
+    13's overlap rate over random sets' of the same sizes (:func:`random_overlap`): the
+    union of several top-``p`` sets covers about ``1 - (1 - p)^n`` of the neurons, so
+    the raw rate rises with the share for any data. The training and the test tasks are
+    resampled (crossed; the units that replicate, whose few levels set the t interval),
+    their unions recomputed per draw, and the neurons with them (the chance of the one
+    draw of sets the run made)."""
     above_random, rises_claim = overlap_claim_pair(pair)
     first = next(iter(train_tables.values()))
     width = layer_width(first)
     total = len(first)
+    below = [p for p in sorted(proportions) if p < 1.0]
+    if not below:
+        return [unavailable(c, "no share below 100%") for c in (above_random, rises_claim)]
+    if len(train_tables) < 2 and len(test_tables) < 2:
+        why = "one training and one test task: no unit that replicates"
+        return [unavailable(c, why) for c in (above_random, rises_claim)]
 
-    def membership(tables, proportion) -> np.ndarray:
-        mask = np.zeros(total, bool)
-        mask[union_ids(tables, proportion, width)] = True
-        return mask
+    def members(tables) -> np.ndarray:
+        """bool ``[shares, tasks, neurons]``: each task's top set at each share."""
+        masks = np.zeros((len(below), len(tables), total), bool)
+        for s, share in enumerate(below):
+            for t, name in enumerate(tables):
+                masks[s, t, union_ids({name: tables[name]}, share, width)] = True
+        return masks
 
-    shares = sorted(proportions)
-    below = [p for p in shares if p < 1.0]
-    masks = {p: (membership(train_tables, p), membership(test_tables, p)) for p in shares}
+    train, test = members(train_tables), members(test_tables)
 
-    def overlap(p: float, chosen: np.ndarray) -> tuple[float, float]:
-        x, y = masks[p][0][chosen], masks[p][1][chosen]
-        joint = (x | y).sum()
-        rate = (x & y).sum() / joint if joint else float("nan")
-        return rate, random_overlap(int(x.sum()), int(y.sum()), len(chosen))
+    def excess(indices: Mapping[str, np.ndarray]) -> np.ndarray:
+        neurons = indices["neurons"]
+        x = train[:, indices["training tasks"]][..., neurons].any(axis=1)  # [shares, n]
+        y = test[:, indices["test tasks"]][..., neurons].any(axis=1)
+        joint = (x | y).sum(axis=1)
+        rate = (x & y).sum(axis=1) / np.maximum(joint, 1)
+        sizes = zip(x.sum(axis=1), y.sum(axis=1), strict=True)
+        chance = [random_overlap(int(a), int(b), len(neurons)) for a, b in sizes]
+        return rate - np.asarray(chance)
 
-    units = {"neurons": total}
-    rows = [
-        decide(
-            above_random,
-            lambda i: float(np.subtract(*overlap(shares[0], i["neurons"]))),
-            units,
-            settings,
-        )
-    ]
+    units = Units(
+        runs=ONE_TRAINING,
+        samples={
+            "training tasks": len(train_tables),
+            "test tasks": len(test_tables),
+            "neurons": total,
+        },
+    )
+    rows = [decide(above_random, lambda i: float(excess(i).min()), units, settings)]
     if len(below) < 2:
-        rows.append(unavailable(rises_claim, "fewer than two shares below 100%"))
-    else:
-        rows.append(
-            decide(
-                rises_claim,
-                lambda i: overlap(below[-1], i["neurons"])[0] - overlap(below[0], i["neurons"])[0],
-                units,
-                settings,
-            )
-        )
-    return rows
+        return [*rows, unavailable(rises_claim, "fewer than two shares below 100%")]
+    rises = decide(rises_claim, lambda i: float(excess(i)[-1] - excess(i)[0]), units, settings)
+    return [*rows, rises]
 
 
 def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
@@ -428,7 +473,8 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
             return float("nan")
         return float(np.corrcoef(a, b)[0, 1])
 
-    return decide(claim, statistic, {"model x test task pairs": len(x)}, settings)
+    units = Units(runs=ONE_TRAINING, samples={"model x test task pairs": len(x)})
+    return decide(claim, statistic, units, settings)
 
 
 def _above_chance(frame: pd.DataFrame, what: str) -> pd.Series:
@@ -486,7 +532,10 @@ def profile_claim(
         finite = chosen[np.isfinite(chosen)]
         return float(finite.mean()) if finite.size else float("nan")
 
-    units = {"models M_i": matrix.shape[0], "test tasks": matrix.shape[1]}
+    units = Units(
+        runs=ONE_TRAINING,
+        samples={"models M_i": matrix.shape[0], "test tasks": matrix.shape[1]},
+    )
     return decide(claim, statistic, units, settings)
 
 

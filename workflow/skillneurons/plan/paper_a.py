@@ -103,10 +103,19 @@ class PaperAPlan:
 
     def findings_inputs(self, model: str) -> dict[str, list[str]]:
         """The per-sample results behind paper A's claims: perturbation files, rankings,
-        the controls' top neurons; §4.4 and §5 only when the config runs them."""
+        the controls' top neurons, every trial's prompt-tuning metrics, top neurons and
+        predictivity (§4.1); §4.4 (the random-label-word draws' rankings and their
+        seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "rankings": self.task_files(model, "rankings/{task}.parquet"),
+            "prompt_metrics": expand(
+                f"results/{model}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
+                task=list(self.tasks),
+                trial=self.trials,
+            ),
+            "top_neurons": self.task_files(model, "skill_neurons/tuned/{task}.json"),
+            "predictivity": self.task_files(model, "predictivity/{task}.safetensors"),
             **{c: self.control_files(model, c) for c in ("random_prompt", "random_model")},
             **{
                 method: self.tuning_curves(model, method, self.tuning_tasks)
@@ -114,8 +123,15 @@ class PaperAPlan:
             },
         }
         if self.random_words_tasks:
-            inputs["label_words"] = self.random_words_files(
-                model, "rankings/{task}.parquet", self.random_words_tasks, self.random_words_draws
+            inputs["label_words"], inputs["label_word_controls"] = (
+                self.random_words_files(
+                    model,
+                    "rankings/{task}.parquet",
+                    self.random_words_tasks,
+                    self.random_words_draws,
+                    variant=variant,
+                )
+                for variant in ("draw", "control")
             )
         return inputs
 

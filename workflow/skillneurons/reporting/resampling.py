@@ -68,3 +68,13 @@ def top_positions(values: np.ndarray, count: int) -> np.ndarray:
     above = np.flatnonzero(array > threshold)
     tied = np.flatnonzero(array == threshold)[: count - len(above)]
     return np.union1d(above, tied)
+
+
+def distinct_pairs(chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of a resample of members (``chosen``: indices, repeats allowed) whose
+    two members differ: every two positions ``a < b`` of the draw with ``chosen[a] !=
+    chosen[b]``, as two index arrays. A claim on pairs (of tasks, of label-word draws)
+    resamples the members, which replicate, and never pairs a member with itself."""
+    a, b = np.triu_indices(len(chosen), k=1)
+    distinct = chosen[a] != chosen[b]
+    return chosen[a][distinct], chosen[b][distinct]
