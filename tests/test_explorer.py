@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import run_snakemake
 from skillneurons.infra.io import write_arrays, write_frame_parquet
 from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.neurons.ranking import rank_neurons, ranking_table
@@ -221,11 +220,6 @@ def test_page_files_load_their_data_relatively(explored, tmp_path):
     assert json.loads(text[len(prefix) :].rstrip(";\n")) == explored[1]["alpha"]
     files = [path for path in (tmp_path / "explorer").rglob("*") if path.is_file()]
     assert size == sum(path.stat().st_size for path in files) and len(files) == 4
-
-
-def test_explorer_is_in_the_dag(sandbox):
-    result = run_snakemake(sandbox, "-n", "--quiet", "rules")
-    assert re.search(r"^explorer\s+1$", result.stdout + result.stderr, re.MULTILINE)
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -178,7 +178,7 @@ def test_report_modules_load_no_torch():
         "paper_a.skill_neurons",
         "paper_a.findings",
         "paper_a.importance",
-        "paper_b.neuron_sets",
+        "neurons.relevance_table",
         "paper_b.tables",
         "reporting.explorer_page",
         "reporting.stats",

@@ -178,6 +178,7 @@ def tuned_prompts(seed):
     return classifier, result, split
 
 
+@pytest.mark.slow  # about 10 s of real-model training
 def test_training_learns_on_a_real_model():
     # The smoke model: MiniLM's first two pre-trained layers, on cue words it can read.
     # Asserted with margins (about 0.5 at first, at least 0.9 at the end) rather than at

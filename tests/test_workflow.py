@@ -1,6 +1,7 @@
 """The workflow as a user runs it: dry runs, lint, formatting, and the smoke pipeline."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,8 +31,10 @@ BIN = Path(sys.executable).parent
 )
 def test_dry_run_builds_the_dag(sandbox, configfile):
     args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
-    result = run_snakemake(sandbox, *args)
-    assert "split" in result.stdout + result.stderr
+    output = run_snakemake(sandbox, *args).stdout
+    # Every configuration builds its splits, its findings and one explorer page a model.
+    for rule in ("split", "findings", "explorer"):
+        assert re.search(rf"^{rule}\s+[1-9]\d*$", output, re.MULTILINE), (rule, output)
 
 
 def test_unknown_task_fails_before_any_job(sandbox):

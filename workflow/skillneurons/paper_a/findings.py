@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.reporting.curves import TaskCurves, task_curves
+from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
     Claim,
@@ -65,15 +65,6 @@ from skillneurons.reporting.findings import (
 )
 from skillneurons.reporting.resampling import ResampledRanks, distinct_pairs
 from skillneurons.reporting.stats import zscore
-
-#: Half the paper's central effect, read off Figure 4: on Tweet the own order's accuracy
-#: lies about 0.2 below the random order's on average over the rates 0-0.2, an area of
-#: 0.04 (the rates of the default span the same 0-0.2).
-AREA_MARGIN = 0.02
-AREA_BASIS = (
-    "half the paper's effect (Figure 4: about 0.2 accuracy below random over rates "
-    "0-0.2, an area of 0.04, read off the figure)"
-)
 
 TOP = Claim(
     "perturbing a task's top skill neurons hurts more than random neurons",

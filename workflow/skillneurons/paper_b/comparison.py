@@ -23,7 +23,7 @@ from scipy.stats import spearmanr
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.neurons.perturbation.orders import NamedOrder, layer_matched_random_orders
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_b.neuron_sets import layer_width, relevance_matrix
+from skillneurons.neurons.relevance_table import layer_width, relevance_matrix
 from skillneurons.paper_b.relevance import COLUMNS as RELEVANCE_COLUMNS
 
 

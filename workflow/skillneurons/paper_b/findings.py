@@ -47,9 +47,8 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.paper_a.findings import AREA_BASIS, AREA_MARGIN
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
-from skillneurons.reporting.curves import TaskCurves
+from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
     Claim,

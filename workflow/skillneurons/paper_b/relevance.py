@@ -53,7 +53,7 @@ from skillneurons.models.encoding import EncodedSplit
 from skillneurons.neurons.activations import sample_rows
 from skillneurons.neurons.hooks import capture_activations
 from skillneurons.neurons.ranking import rank_neurons, tie_key
-from skillneurons.paper_b.neuron_sets import layer_width, task_neurons
+from skillneurons.neurons.relevance_table import layer_width, task_neurons
 
 DEFINITIONS = ("sample_abs", "token_abs", "dataset_abs")
 #: Columns of a task-neuron file.

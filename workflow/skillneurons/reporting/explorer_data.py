@@ -18,7 +18,7 @@ Read, never recomputed (no model is loaded):
 
 Each paper's top set is the top ``fraction`` of neurons (``paper_b.fraction``, over all
 layers or per layer by ``paper_b.scope``): paper B's set is the one B-T1 deactivates on
-the base model (:func:`skillneurons.paper_b.neuron_sets.task_neurons`), paper A's the same
+the base model (:func:`skillneurons.neurons.relevance_table.task_neurons`), paper A's the same
 count by predictivity (:meth:`Ranking.top`), so the two sets are compared at one size as
 in AB-T1. The table of a task lists every neuron among either paper's best
 :data:`TOP_NEURONS`.
@@ -35,7 +35,7 @@ import pandas as pd
 from skillneurons.infra.io import read_arrays, read_metadata
 from skillneurons.neurons.activation_dump import iter_activations
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_b.neuron_sets import relevance_matrix, task_neurons
+from skillneurons.neurons.relevance_table import relevance_matrix, task_neurons
 
 #: A task's table lists every neuron ranked this high by either paper.
 TOP_NEURONS = 200
@@ -99,7 +99,7 @@ def paper_a_view(ranking: Ranking, fraction: float, per_layer: bool) -> PaperA:
 
 def paper_b_view(table: pd.DataFrame, fraction: float, per_layer: bool) -> PaperB:
     """Ranks and relevance of every neuron and paper B's top set
-    (:func:`skillneurons.paper_b.neuron_sets.task_neurons`)."""
+    (:func:`skillneurons.neurons.relevance_table.task_neurons`)."""
     relevance = relevance_matrix(table)
     rank = np.full(relevance.shape, -1, dtype=np.int64)
     rank[table["layer"].to_numpy(), table["neuron"].to_numpy()] = table["rank"]

@@ -1,8 +1,9 @@
 """Paper B's task-specific neuron sets from a task-neuron table (§3; the table of
 ``results/{model}/task_neurons/{task}.parquet``, :mod:`skillneurons.paper_b.relevance`):
-the top ``k``% by relevance and the relevance matrix. Free of torch, so that reports
-(the neuron explorer) read the sets without a model library;
-:mod:`skillneurons.paper_b.relevance` re-exports these functions.
+the top ``k``% by relevance and the relevance matrix. In the neurons layer and free of
+torch, so that reports that show both papers (the neuron explorer) read the sets without
+a model library or an import across papers; :mod:`skillneurons.paper_b.relevance`
+re-exports these functions.
 """
 
 from __future__ import annotations
