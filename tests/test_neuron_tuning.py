@@ -12,11 +12,11 @@ from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites, neuron_parameters, output_weight
 from skillneurons.neurons.hooks import NeuronEdit, capture_activations, edit_activations
+from skillneurons.neurons.relevance_table import task_neurons
 from skillneurons.paper_b.relevance import (
     matched_random_neurons,
     relevance,
     relevance_table,
-    task_neurons,
 )
 from tiny_models import BATCH, FAMILIES, SEQ, VOCAB, tiny, word_tokenizer
 

@@ -24,9 +24,11 @@ BIN = Path(sys.executable).parent
     [
         None,
         "configs/smoke.yaml",
-        "configs/paper.yaml",
-        "configs/llm.yaml",
-        "configs/ablation.yaml",
+        # The cluster-sized DAGs (5-7 s each) in the slow tier: the fast one keeps the
+        # default's and the smoke config's.
+        pytest.param("configs/paper.yaml", marks=pytest.mark.slow),
+        pytest.param("configs/llm.yaml", marks=pytest.mark.slow),
+        pytest.param("configs/ablation.yaml", marks=pytest.mark.slow),
     ],
 )
 def test_dry_run_builds_the_dag(sandbox, configfile):

@@ -6,16 +6,13 @@ import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
+from skillneurons.neurons.relevance_table import relevance_matrix
 from skillneurons.paper_b.continual import read_order_results
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization import with_single_task_groups
 from skillneurons.paper_b.generalization_findings import generalization_claims, profile_claims
-from skillneurons.paper_b.relevance import (
-    read_task_neuron_tables,
-    read_task_neurons,
-    relevance_matrix,
-)
+from skillneurons.paper_b.relevance import read_task_neuron_tables, read_task_neurons
 from skillneurons.paper_b.tables import similarity_points
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings

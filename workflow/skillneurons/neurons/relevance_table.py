@@ -2,8 +2,7 @@
 ``results/{model}/task_neurons/{task}.parquet``, :mod:`skillneurons.paper_b.relevance`):
 the top ``k``% by relevance and the relevance matrix. In the neurons layer and free of
 torch, so that reports that show both papers (the neuron explorer) read the sets without
-a model library or an import across papers; :mod:`skillneurons.paper_b.relevance`
-re-exports these functions.
+a model library or an import across papers.
 """
 
 from __future__ import annotations

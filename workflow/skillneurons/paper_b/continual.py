@@ -61,10 +61,11 @@ from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.sites import ffn_sites, lora_targets, neuron_parameters
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.neurons.activations import sample_rows
+from skillneurons.neurons.relevance_table import task_neurons
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
-from skillneurons.paper_b.relevance import relevance_table, task_neurons
+from skillneurons.paper_b.relevance import relevance_table
 
 METHODS = ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
 COMBINES = ("normalized", "literal")

@@ -63,7 +63,7 @@ import pandas as pd
 from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
-from skillneurons.paper_b.relevance import layer_width, task_neurons
+from skillneurons.neurons.relevance_table import layer_width, task_neurons
 from skillneurons.paper_b.scorers import TaskScorer
 
 COLUMNS = (

@@ -72,9 +72,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from skillneurons.neurons.relevance_table import layer_width
 from skillneurons.paper_b.findings import ONE_TRAINING
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
-from skillneurons.paper_b.relevance import layer_width
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import (
