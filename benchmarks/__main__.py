@@ -28,8 +28,6 @@ from benchmarks import (
     pruning,
     ranking,
     relevance,
-    sweep_batching,
-    trial_batching,
 )
 
 ROWS = {
@@ -41,8 +39,6 @@ ROWS = {
     "relevance": relevance,
     "neuron_training": neuron_training,
     "dryrun": dryrun,
-    "trial_batching": trial_batching,
-    "sweep_batching": sweep_batching,
 }
 
 

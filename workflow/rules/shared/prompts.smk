@@ -1,7 +1,5 @@
-"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task, which trains all
-its trials together (skillneurons.models.trial_training: one forward pass per step for
-all trials) and writes each trial's files. Paper A's skill neurons are read on these
-prompts; paper B compares its neurons with them."""
+"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task x trial. Paper A's
+skill neurons are read on these prompts; paper B compares its neurons with them."""
 
 
 rule prompt_tuning:
@@ -9,16 +7,10 @@ rule prompt_tuning:
         **{split: f"data/splits/{{task}}/{split}.parquet" for split in PLAN.splits},
         model=model_files,
     output:
-        prompt=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
-        ),
-        metrics=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/metrics.json",
-            trial=PLAN.trials,
-        ),
+        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
     log:
-        "logs/{model}/prompt_tuning/{task}.log",
+        "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -45,8 +37,7 @@ rule prompt_tuning:
                 "max_length",
             ],
         ),
-        trials=PLAN.trials,
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        seed=lambda w: config["seed"] + int(w.trial),
     script:
         "../../scripts/shared/prompt_tuning.py"
 
