@@ -158,16 +158,21 @@ def mean_row(frame: pd.DataFrame, label: str = "mean") -> pd.DataFrame:
     )
 
 
+def role_series(rows: pd.DataFrame, group: str) -> pd.Series:
+    """Which B-F2 / B-F6 line each result row of a model trained on ``group`` belongs
+    to: ``id_mean`` (in-domain), ``ood_mean`` (out-of-domain, the group's own test
+    tasks) or ``ood_cross_mean`` (the other group's)."""
+    own = rows["eval_group"] == group
+    series = np.where(own, "ood_mean", "ood_cross_mean")
+    return pd.Series(np.where(rows["role"] == "id", "id_mean", series), index=rows.index)
+
+
 def _role_means(rows: pd.DataFrame, group: str) -> dict[str, float]:
     """Mean in-domain score, out-of-domain score on the trained group's own test tasks
-    and, where scored, on the other group's (``ood_cross_mean``), in %."""
-    own = rows["eval_group"] == group
-    means = {
-        "id_mean": rows.loc[rows["role"] == "id", "score"].mean(),
-        "ood_mean": rows.loc[(rows["role"] == "ood") & own, "score"].mean(),
-    }
-    if (~own).any():
-        means["ood_cross_mean"] = rows.loc[(rows["role"] == "ood") & ~own, "score"].mean()
+    and, where scored, on the other group's (``ood_cross_mean``), in %
+    (:func:`role_series`)."""
+    means = rows.groupby(role_series(rows, group))["score"].mean()
+    means = means.reindex(["id_mean", "ood_mean", *means.index.intersection(["ood_cross_mean"])])
     return {name: 100 * float(value) for name, value in means.items()}
 
 

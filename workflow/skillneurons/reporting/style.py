@@ -52,9 +52,10 @@ KEY_COLORS = {
     "paper_b": OKABE_ITO["vermillion"],
     "random_paper_a": OKABE_ITO["blue"],
     "random_paper_b": OKABE_ITO["vermillion"],
-    # paper A's order kinds (A-F4, A-F11, A-F15): random controls grey / black, dashed
+    # paper A's random order types (A-F4, A-F11, A-F15; dashed): uniform grey,
+    # layer-matched (the findings' control) black; the own order in A-F15
     "random": GREY,
-    "random_layer_matched": OKABE_ITO["black"],
+    "layer_matched": OKABE_ITO["black"],
     "predictivity (ours)": OKABE_ITO["blue"],
     "selectivity": OKABE_ITO["orange"],
     # paper B's scores (B-F2, B-F6)
@@ -145,7 +146,7 @@ def grid(
     return figure, axes.ravel()
 
 
-def title(figure: plt.Figure, text: str) -> None:
+def suptitle(figure: plt.Figure, text: str) -> None:
     """The figure's title at the style's size, wrapped to the figure's width (a long
     title over narrow panels takes lines, not a canvas wider than the panels)."""
     if text:
