@@ -18,7 +18,8 @@ from matplotlib.text import Text
 
 from conftest import ROOT
 from skillneurons.config import validate_config
-from skillneurons.paper_b.tables import proportion_table
+from skillneurons.neurons.perturbation.curve_table import trial_curves
+from skillneurons.paper_b.tables import forgetting_intervals, forgetting_table, proportion_table
 from skillneurons.reporting.figures import (
     correlation_heatmap,
     forgetting_figure,
@@ -32,7 +33,6 @@ from skillneurons.reporting.intervals import (
     point_intervals,
     share_intervals,
 )
-from skillneurons.reporting.stats import curve_statistics
 from skillneurons.reporting.style import KEY_COLORS, PALETTE, series_colors
 
 SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3)
@@ -76,8 +76,8 @@ def band_edges(vertices: np.ndarray) -> dict[float, tuple[float, float]]:
 def test_a_curve_band_is_the_engine_interval_of_that_point():
     frame = perturbation_rows(trials=3, repeats=2, samples=40)
     points = point_intervals(frame, SETTINGS)
-    # the estimates are the curves' means over trials (curve_statistics, A-F4's old line)
-    means = curve_statistics(frame).set_index(["order", "rate"])["mean"]
+    # the estimates are the curves' means over trials of their means over random repeats
+    means = trial_curves(frame).groupby(["order", "rate"])["accuracy"].mean()
     assert points.set_index(["order", "rate"])["estimate"].to_dict() == pytest.approx(
         means.to_dict()
     )
@@ -242,22 +242,62 @@ def test_share_bands_are_the_engine_interval_over_test_samples():
     assert legend_outside_every_axis(figure)
 
 
-def test_forgetting_panels_share_axes_and_method_colours():
-    table = pd.DataFrame(
-        [{"order": order, "method": method, "stage": stage, "fg": 100 - stage * k}
-         for order in ("standard", "reversed")
-         for k, method in ((5, "seqft"), (1, "ncft"))
-         for stage in (2, 3)]
-    )  # fmt: skip
-    figure = forgetting_figure(table, "B-F4: a long title " * 6)
+def continual_results(seed: int = 0):
+    """One order of three tasks (x, y, z), SeqFT and NCFT, and per-task FT: 30 test
+    samples per task; SeqFT forgets faster."""
+    generator = np.random.default_rng(seed)
+    order = ["x", "y", "z"]
+    rows = []
+    for method, keep in (("seqft", 0.5), ("ncft", 0.8)):
+        for stage, stage_task in enumerate(order, start=1):
+            for task in order[:stage]:
+                p = 0.9 if task == stage_task else 0.9 * keep
+                correct = generator.random(30) < p
+                rows.append({"method": method, "stage": stage, "stage_task": stage_task,
+                             "eval_task": task, "accuracy": correct.mean(),
+                             "correct": correct.tolist()})  # fmt: skip
+    per_task = []
+    for task in order:
+        correct = generator.random(30) < 0.9
+        per_task.append({"eval_task": task, "accuracy": correct.mean(),
+                         "correct": correct.tolist()})  # fmt: skip
+    return {"order 1": pd.DataFrame(rows)}, pd.DataFrame(per_task)
+
+
+def test_forgetting_bands_are_the_engine_interval_and_panels_share_axes():
+    results, per_task = continual_results()
+    results["order 2"] = continual_results(seed=1)[0]["order 1"]
+    table = forgetting_table(results, per_task).dropna()
+    intervals = forgetting_intervals(results, per_task, SETTINGS)
+    merged = table.merge(intervals, on=["order", "method", "stage"])
+    assert len(merged) == len(table) == 2 * 2 * 2  # orders x methods x stages 2, 3
+    assert merged["estimate"].tolist() == pytest.approx(merged["fg"].tolist())
+    frame = results["order 1"]
+    ncft = {(r.stage, r.eval_task): np.asarray(r.correct) for r in
+            frame[frame["method"] == "ncft"].itertuples()}  # fmt: skip
+    own = {r.eval_task: np.asarray(r.correct) for r in per_task.itertuples()}
+
+    def statistic(i):
+        drawn = {t: i[f"{t}: test samples"] for t in "xy"}
+        return 100 * float(np.mean([ncft[(3, t)][drawn[t]].mean() / own[t][drawn[t]].mean()
+                                    for t in "xy"]))  # fmt: skip
+
+    units = Units(samples={"x: test samples": 30, "y: test samples": 30})
+    test = bootstrap(statistic, units, SETTINGS, "forgetting order 1 ncft 3")
+    row = intervals[(intervals["order"] == "order 1") & (intervals["method"] == "NCFT")
+                    & (intervals["stage"] == 3)]  # fmt: skip
+    assert row[["low", "high"]].iloc[0].tolist() == pytest.approx(test.interval(SETTINGS.alpha))
+    figure = forgetting_figure(table, "B-F4: a long title " * 6, intervals)
     first, second = figure.axes[:2]
     assert first.get_shared_y_axes().joined(first, second)
     assert [line.get_color() for line in first.get_lines()] == [
         line.get_color() for line in second.get_lines()
     ]
+    colors = [line.get_color() for line in first.get_lines()]
+    band = band_edges(bands(first)[colors.index(colors[1])])  # NCFT, the second line
+    assert band[3.0] == pytest.approx(tuple(row[["low", "high"]].iloc[0]))
     assert legend_outside_every_axis(figure)
     # the title wraps to the figure instead of widening it past the panels
-    figure.canvas.draw()
     (text,) = [t for t in figure.findobj(Text) if t.get_text() == figure.get_suptitle()]
     assert text.get_window_extent(figure.canvas.get_renderer()).width <= figure.bbox.width
 

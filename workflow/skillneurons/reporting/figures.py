@@ -510,11 +510,12 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
     return figure
 
 
-def forgetting_figure(table: pd.DataFrame, title: str) -> plt.Figure:
+def forgetting_figure(table: pd.DataFrame, title: str, intervals: pd.DataFrame) -> plt.Figure:
     """B-F4: FG_j (Eq. 5) against the stage ``j``, one line per method (its colour the
     same in every panel), one panel per order (small multiples sharing both axes;
     :func:`skillneurons.paper_b.tables.forgetting_table` rows); stage 1 is 100 by
-    definition."""
+    definition. Bands: ``intervals``
+    (:func:`skillneurons.paper_b.tables.forgetting_intervals`)."""
     orders = list(dict.fromkeys(table["order"]))
     colors = series_colors(list(dict.fromkeys(table["method"])))
     figure, axes = grid(len(orders), width=3.0, height=2.4, columns=3, sharex=True,
@@ -525,6 +526,8 @@ def forgetting_figure(table: pd.DataFrame, title: str) -> plt.Figure:
             stages = [1, *rows["stage"]]
             axis.plot(stages, [100.0, *rows["fg"]], marker="o", markersize=3,
                       color=colors[method], label=method)  # fmt: skip
+            band = intervals[(intervals["order"] == order) & (intervals["method"] == method)]
+            _band(axis, band.sort_values("stage"), "stage", colors[method])
         label(axis, panel_title=order)
     figure.supxlabel("stage j (tasks learnt)", fontsize=LABEL_SIZE)
     figure.supylabel("FG_j (% of per-task FT)", fontsize=LABEL_SIZE)
