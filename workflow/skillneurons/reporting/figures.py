@@ -32,6 +32,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -41,12 +42,12 @@ from skillneurons.reporting.style import (  # noqa: E402
     BAND_ALPHA,
     GREY,
     KEY_COLORS,
-    LABEL_SIZE,
     PALETTE,
     TICK_SIZE,
     grid,
     label,
     legend_outside,
+    outer_labels,
     series_colors,
     suptitle,
 )
@@ -147,8 +148,7 @@ def predictivity_histograms(
                 axis.plot(centers, np.mean(fractions, axis=0), color=colors[key],
                           linewidth=1.2, label=text)  # fmt: skip
         label(axis, panel_title=name)
-    figure.supxlabel("predictivity", fontsize=LABEL_SIZE)
-    figure.supylabel("fraction of neurons", fontsize=LABEL_SIZE)
+    outer_labels(axes, len(panels), "predictivity", "fraction of neurons")
     legend_outside(figure, axes, columns=len(series))
     suptitle(figure, title)
     return figure
@@ -217,9 +217,9 @@ def perturbation_curves_figure(
             axis.fill_between(line.loc[shown, "rate"], line.loc[shown, "low"],
                               line.loc[shown, "high"], color=color, alpha=BAND_ALPHA,
                               linewidth=0)  # fmt: skip
+        axis.locator_params(axis="x", nbins=4)
         label(axis, panel_title=f"on {eval_task}")
-    figure.supxlabel(xlabel, fontsize=LABEL_SIZE)
-    figure.supylabel("accuracy", fontsize=LABEL_SIZE)
+    outer_labels(axes, len(eval_tasks), xlabel, "accuracy")
     legend_outside(figure, axes, columns=4)
     suptitle(figure, title)
     return figure
@@ -459,8 +459,7 @@ def proportion_figure(
             _band(axis, band.assign(share=100 * band["proportion"]).sort_values("share"),
                   "share", color)  # fmt: skip
         label(axis, panel_title=name)
-    figure.supxlabel("task neurons trained (%)", fontsize=LABEL_SIZE)
-    figure.supylabel("score (%: accuracy, ROUGE-L x100)", fontsize=LABEL_SIZE)
+    outer_labels(axes, len(panels), "task neurons trained (%)", "score (%)")
     legend_outside(figure, axes, columns=3)
     suptitle(figure, title)
     return figure
@@ -528,9 +527,9 @@ def forgetting_figure(table: pd.DataFrame, title: str, intervals: pd.DataFrame) 
                       color=colors[method], label=method)  # fmt: skip
             band = intervals[(intervals["order"] == order) & (intervals["method"] == method)]
             _band(axis, band.sort_values("stage"), "stage", colors[method])
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         label(axis, panel_title=order)
-    figure.supxlabel("stage j (tasks learnt)", fontsize=LABEL_SIZE)
-    figure.supylabel("FG_j (% of per-task FT)", fontsize=LABEL_SIZE)
+    outer_labels(axes, len(orders), "stage j (tasks learnt)", "FG_j (% of per-task FT)")
     legend_outside(figure, axes, columns=len(colors))
     suptitle(figure, title)
     return figure

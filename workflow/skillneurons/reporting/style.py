@@ -146,6 +146,17 @@ def grid(
     return figure, axes.ravel()
 
 
+def outer_labels(axes, panels: int, xlabel: str, ylabel: str) -> None:
+    """Axis labels of small multiples: ``xlabel`` under every panel with no panel below
+    it, ``ylabel`` beside the first panel of every row (``axes`` as :func:`grid` gives
+    them, the first ``panels`` shown). Labels on the axes, not the figure, so that a
+    legend below the panels never covers them."""
+    columns = axes[0].get_gridspec().ncols
+    for index, axis in enumerate(axes[:panels]):
+        label(axis, xlabel if index + columns >= panels else "",
+              ylabel if index % columns == 0 else "")  # fmt: skip
+
+
 def suptitle(figure: plt.Figure, text: str) -> None:
     """The figure's title at the style's size, wrapped to the figure's width (a long
     title over narrow panels takes lines, not a canvas wider than the panels)."""
