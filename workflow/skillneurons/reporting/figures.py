@@ -32,9 +32,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from skillneurons.infra.io import atomic_path  # noqa: E402
 from skillneurons.neurons.perturbation.curve_table import RANDOM_TYPES  # noqa: E402
