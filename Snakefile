@@ -59,6 +59,7 @@ include: "workflow/rules/paper_b/findings.smk"
 include: "workflow/rules/paper_b/targets.smk"
 include: "workflow/rules/shared/docs.smk"
 include: "workflow/rules/shared/explorer.smk"
+include: "workflow/rules/shared/verdicts.smk"
 
 
 # Every split and ranking, every figure and table of the papers' registries, each

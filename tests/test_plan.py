@@ -139,8 +139,8 @@ def test_default_targets(default):
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
     rankings = [f"results/minilm/rankings/{task}.parquet" for task in FIVE]
-    explorer = ["results/minilm/explorer"]
-    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *explorer]
+    pages = ["results/minilm/explorer", "results/minilm/verdicts.html"]
+    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *pages]
 
 
 def test_explorer_inputs(default):

@@ -1,5 +1,6 @@
 """The workflow as a user runs it: dry runs, lint, formatting, and the smoke pipeline."""
 
+import html
 import json
 import re
 import subprocess
@@ -34,8 +35,9 @@ BIN = Path(sys.executable).parent
 def test_dry_run_builds_the_dag(sandbox, configfile):
     args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
     output = run_snakemake(sandbox, *args).stdout
-    # Every configuration builds its splits, its findings and one explorer page a model.
-    for rule in ("split", "findings", "explorer"):
+    # Every configuration builds its splits, its findings, one explorer page and one
+    # verdict summary a model.
+    for rule in ("split", "findings", "explorer", "verdicts"):
         assert re.search(rf"^{rule}\s+[1-9]\d*$", output, re.MULTILINE), (rule, output)
 
 
@@ -460,7 +462,8 @@ def test_smoke_ablation_reuses_the_trials_and_decides_every_setting(smoke_run):
 
 def test_smoke_report_has_every_figure_table_and_the_config(smoke_run):
     """`snakemake --report` (run by `make run`): every figure and table, and the config,
-    built without docutils warnings (a category title with a colon made one per paper)."""
+    built without docutils warnings (a category title with a colon made one per paper);
+    its first page the verdict summary."""
     built = run_snakemake(
         smoke_run, "--configfile", "configs/smoke.yaml", "--report", "report.html"
     )
@@ -472,3 +475,11 @@ def test_smoke_report_has_every_figure_table_and_the_config(smoke_run):
     assert "Configuration of this run" in page
     for key in ("prompt_length", "label_noise", "minilm-l2", "syn_agnews"):
         assert key in page, key
+    # The landing page opens on the verdicts (rule verdicts), every claim of both findings
+    # tables listed there, before the description and the configuration.
+    first = page.index("Verdicts: minilm-l2")
+    assert first < page.index("About this report") < page.index("Configuration of this run")
+    for table in ("findings", "B-findings"):
+        for claim in pd.read_csv(results / f"tables/{table}.csv")["claim"]:
+            shown = json.dumps(html.escape(claim))[1:-1]
+            assert first < page.index(shown), claim

@@ -124,7 +124,8 @@ rule figure_perturbation_all_tasks:
     params:
         eval_tasks=list(PLAN.tasks),
         own_order_only=False,
-        title="A-F11: accuracy vs perturbation rate, by source-task order (mean ± s.e.m.)",
+        title="A-F11: accuracy vs perturbation rate, by source-task order",
+        intervals=INTERVALS,
     script:
         "../../scripts/paper_a/figure_perturbation_curves.py"
 
@@ -137,7 +138,8 @@ use rule figure_perturbation_all_tasks as figure_perturbation_example with:
     params:
         eval_tasks=PLAN.figure_tasks["A-F4"],
         own_order_only=False,
-        title="A-F4: accuracy vs perturbation rate (mean ± s.e.m. over trials)",
+        title="A-F4: accuracy vs perturbation rate",
+        intervals=INTERVALS,
 
 
 use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
@@ -148,7 +150,8 @@ use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
     params:
         eval_tasks=list(PLAN.tasks),
         own_order_only=True,
-        title="A-F15: predictivity order vs random vs selectivity index (mean ± s.e.m.)",
+        title="A-F15: predictivity order vs random vs selectivity index",
+        intervals=INTERVALS,
 
 
 rule task_correlation:

@@ -192,7 +192,8 @@ rule figure_predictivity_baselines:
             "input_avg": "Avg. over input tokens",
             "input_max": "Max. over input tokens",
         },
-        title="A-F3/A-F9: neuron predictivity on dev, mean ± s.e.m. over trials",
+        title="A-F3/A-F9: neuron predictivity on dev, mean over trials",
+        intervals=INTERVALS,
     script:
         "../../scripts/paper_a/figure_predictivity.py"
 
@@ -209,4 +210,5 @@ use rule figure_predictivity_baselines as figure_predictivity_definitions with:
             "mean": "mean over prompt tokens",
             "positive": "positive correlation only",
         },
-        title="A-F10: definitions of predictivity, mean ± s.e.m. over trials",
+        title="A-F10: definitions of predictivity, mean over trials",
+        intervals=INTERVALS,

@@ -118,8 +118,8 @@ use rule figure_perturbation_all_tasks as figure_adapter_curves with:
     params:
         eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
-        title="A-F12: adapter accuracy vs perturbation rate in prompt-tuning orders "
-        "(mean ± s.e.m.)",
+        title="A-F12: adapter accuracy vs perturbation rate in prompt-tuning orders",
+        intervals=INTERVALS,
 
 
 use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
@@ -132,8 +132,8 @@ use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
     params:
         eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
-        title="A-F13: BitFit accuracy vs perturbation rate in prompt-tuning orders "
-        "(mean ± s.e.m.)",
+        title="A-F13: BitFit accuracy vs perturbation rate in prompt-tuning orders",
+        intervals=INTERVALS,
 
 
 use rule figure_perturbation_all_tasks as figure_bitfit_example with:
@@ -146,8 +146,8 @@ use rule figure_perturbation_all_tasks as figure_bitfit_example with:
     params:
         eval_tasks=PLAN.figure_tasks["A-F7"],
         own_order_only=False,
-        title=f"A-F7: BitFit accuracy on {PLAN.figure_task('A-F7')} vs perturbation rate "
-        "(mean ± s.e.m.)",
+        title=f"A-F7: BitFit accuracy on {PLAN.figure_task('A-F7')} vs perturbation rate",
+        intervals=INTERVALS,
 
 
 use rule neuronal_importance as tuning_method_importance with:

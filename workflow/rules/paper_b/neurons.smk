@@ -305,5 +305,6 @@ rule figure_comparison:
         kind=config["paper_b"]["comparison"]["kind"],
         title="AB-F1: accuracy as neurons are deactivated (or perturbed) in paper A's "
         "and paper B's orders and layer-matched random ones",
+        intervals=INTERVALS,
     script:
         "../../scripts/paper_b/figure_comparison.py"

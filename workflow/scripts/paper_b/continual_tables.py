@@ -1,13 +1,19 @@
 """Rule continual_tables: Table B-T5 (CL per order and method, SeqLoRA measured, with
 paper B's quoted EPI and O-LoRA rows), its a_ij matrices, and Figure and table B-F4 (FG
-per stage) (paper B, §6)."""
+per stage, with the findings engine's interval over the test samples) (paper B, §6)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.continual import read_order_results
-from skillneurons.paper_b.tables import continual_matrix_table, continual_table, forgetting_table
+from skillneurons.paper_b.tables import (
+    continual_matrix_table,
+    continual_table,
+    forgetting_intervals,
+    forgetting_table,
+)
 from skillneurons.reporting.figures import forgetting_figure, save_figure
+from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -19,4 +25,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     write_frame(output.matrix_csv, output.matrix_md, matrices, params.matrix_title)
     forgetting = forgetting_table(results, per_task)
     write_frame(output.fg_csv, output.fg_md, forgetting, params.forgetting_title)
-    save_figure(forgetting_figure(forgetting, params.forgetting_title), output.png, output.pdf)
+    bands = forgetting_intervals(results, per_task, BootstrapSettings(**params.intervals))
+    figure = forgetting_figure(forgetting, params.forgetting_title, bands)
+    save_figure(figure, output.png, output.pdf)

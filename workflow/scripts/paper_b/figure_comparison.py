@@ -1,10 +1,13 @@
 """Rule figure_comparison: Figure AB-F1: every task's accuracy as neurons are deactivated
-in paper A's order, paper B's order and layer-matched random orders of each."""
+in paper A's order, paper B's order and layer-matched random orders of each, each point
+with the findings engine's interval over random orders and test samples
+(skillneurons.reporting.intervals); paper A blue, paper B vermillion in every figure."""
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.perturbation.curve_table import read_curves
 from skillneurons.reporting.figures import perturbation_curves_figure, save_figure
-from skillneurons.reporting.stats import curve_statistics
+from skillneurons.reporting.findings import BootstrapSettings
+from skillneurons.reporting.intervals import point_intervals
 
 LABELS = {
     "paper_a": "paper A (predictivity)",
@@ -15,15 +18,13 @@ LABELS = {
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     params = snakemake.params
-    stats = curve_statistics(read_curves(snakemake.input))
+    points = point_intervals(read_curves(snakemake.input), BootstrapSettings(**params.intervals))
     figure = perturbation_curves_figure(
-        stats,
+        points,
         params.tasks,
         labels=LABELS,
         title=params.title,
-        colors={"paper_a": "tab:blue", "random_paper_a": "tab:blue",
-                "paper_b": "tab:orange", "random_paper_b": "tab:orange"},
         xlabel="fraction of neurons "
         + ("deactivated" if params.kind == "zero" else f"perturbed ({params.kind})"),
-    )  # fmt: skip
+    )
     save_figure(figure, snakemake.output.png, snakemake.output.pdf)

@@ -1,18 +1,32 @@
 """Rule proportion_tables: Figures and tables B-F2 (a group's training tasks trained
 together) and B-F6 (one model per task): in-domain and out-of-domain scores against the
-share of task neurons trained (paper B, §5.1, appendix A.5)."""
+share of task neurons trained (paper B, §5.1, appendix A.5), each point of the trained
+models with the findings engine's interval over the test samples
+(skillneurons.reporting.intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.generalization import with_single_task_groups
-from skillneurons.paper_b.tables import proportion_table, reference_scores
+from skillneurons.paper_b.tables import proportion_table, reference_scores, role_series
 from skillneurons.reporting.figures import proportion_figure, save_figure
+from skillneurons.reporting.findings import BootstrapSettings
+from skillneurons.reporting.intervals import share_intervals
 from skillneurons.reporting.tables import write_frame
 
 
 def frames(paths) -> pd.DataFrame:
     return pd.concat(map(pd.read_parquet, paths), ignore_index=True)
+
+
+def with_series(results: pd.DataFrame, panel) -> pd.DataFrame:
+    """``results`` with each row's line (``series``) and panel name (``panel``: a
+    function of the trained group and task)."""
+    parts = [
+        rows.assign(series=role_series(rows, group), panel=panel(group, trained))
+        for (group, trained), rows in results.groupby(["group", "trained"], sort=False)
+    ]
+    return pd.concat(parts, ignore_index=True)
 
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -28,8 +42,16 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     single = proportion_table(sweeps, zero_shot)
     write_frame(output.group_csv, output.group_md, group, params.group_title, ".1f")
     write_frame(output.single_csv, output.single_md, single, params.single_title, ".1f")
+    settings = BootstrapSettings(**params.intervals)
     panels = {f"{name} tasks together": rows for name, rows in group.groupby("group", sort=False)}
-    save_figure(proportion_figure(panels, params.group_title), output.group_png, output.group_pdf)
+    named = with_series(together, lambda group, _: f"{group} tasks together")
+    figure = proportion_figure(
+        panels, params.group_title, share_intervals(named, "panel", settings)
+    )
+    save_figure(figure, output.group_png, output.group_pdf)
     panels = {f"trained on {task}": rows for task, rows in single.groupby("trained", sort=False)}
-    figure = proportion_figure(panels, params.single_title)
+    named = with_series(sweeps, lambda _, trained: f"trained on {trained}")
+    figure = proportion_figure(
+        panels, params.single_title, share_intervals(named, "panel", settings)
+    )
     save_figure(figure, output.single_png, output.single_pdf)

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from skillneurons.reporting.findings import BootstrapSettings, Units
+from skillneurons.reporting.intervals import interval
 from skillneurons.reporting.stats import accuracy_summary, curve_area
 
 
@@ -158,16 +160,21 @@ def mean_row(frame: pd.DataFrame, label: str = "mean") -> pd.DataFrame:
     )
 
 
+def role_series(rows: pd.DataFrame, group: str) -> pd.Series:
+    """Which B-F2 / B-F6 line each result row of a model trained on ``group`` belongs
+    to: ``id_mean`` (in-domain), ``ood_mean`` (out-of-domain, the group's own test
+    tasks) or ``ood_cross_mean`` (the other group's)."""
+    own = rows["eval_group"] == group
+    series = np.where(own, "ood_mean", "ood_cross_mean")
+    return pd.Series(np.where(rows["role"] == "id", "id_mean", series), index=rows.index)
+
+
 def _role_means(rows: pd.DataFrame, group: str) -> dict[str, float]:
     """Mean in-domain score, out-of-domain score on the trained group's own test tasks
-    and, where scored, on the other group's (``ood_cross_mean``), in %."""
-    own = rows["eval_group"] == group
-    means = {
-        "id_mean": rows.loc[rows["role"] == "id", "score"].mean(),
-        "ood_mean": rows.loc[(rows["role"] == "ood") & own, "score"].mean(),
-    }
-    if (~own).any():
-        means["ood_cross_mean"] = rows.loc[(rows["role"] == "ood") & ~own, "score"].mean()
+    and, where scored, on the other group's (``ood_cross_mean``), in %
+    (:func:`role_series`)."""
+    means = rows.groupby(role_series(rows, group))["score"].mean()
+    means = means.reindex(["id_mean", "ood_mean", *means.index.intersection(["ood_cross_mean"])])
     return {name: 100 * float(value) for name, value in means.items()}
 
 
@@ -440,3 +447,40 @@ def forgetting_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame
             rows.append({"order": order, "method": CONTINUAL_NAMES[method], "stage": stage,
                          "fg": value})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def forgetting_intervals(
+    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, settings: BootstrapSettings
+) -> pd.DataFrame:
+    """B-F4's points with their intervals: per order, method and stage ``j >= 2``, FG_j
+    (Eq. 5, %) from the per-sample results (``correct``; :func:`forgetting_table`'s
+    value) and its interval from the findings engine over every learnt task's test
+    samples, shared by ``a_ij`` and per-task FT's ``A_i`` (the units of B-F4's claims,
+    :func:`skillneurons.paper_b.continual_findings.retention_claims`; one training run).
+    Columns order, method (:data:`CONTINUAL_NAMES`), stage, estimate, low, high."""
+    reference = {r.eval_task: np.asarray(r.correct, bool) for r in per_task.itertuples()}
+    rows = []
+    for name, frame in results.items():
+        order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
+        for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform"):
+            chosen = frame[frame["method"] == method]
+            correct = {(int(r.stage), r.eval_task): np.asarray(r.correct, bool)
+                       for r in chosen.itertuples()}  # fmt: skip
+            if not correct:
+                continue
+            for stage in range(2, len(order) + 1):
+                learnt = order[: stage - 1]
+                units = Units(samples={f"{t}: test samples": len(reference[t]) for t in learnt})
+
+                def statistic(i, stage=stage, learnt=learnt, correct=correct) -> float:
+                    ratios = [
+                        correct[(stage, t)][i[f"{t}: test samples"]].mean()
+                        / reference[t][i[f"{t}: test samples"]].mean()
+                        for t in learnt
+                    ]
+                    return 100 * float(np.mean(ratios))
+
+                stream = f"forgetting {name} {method} {stage}"
+                rows.append([name, CONTINUAL_NAMES[method], stage,
+                             *interval(statistic, units, settings, stream)])  # fmt: skip
+    return pd.DataFrame(rows, columns=["order", "method", "stage", "estimate", "low", "high"])

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from skillneurons.data.tasks import TaskSpec, resolve_tasks
 from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import gguf_models, prepared_directory, resolve_models
+from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.paper_b.registry import PAPER_B
 from skillneurons.plan.paper_a import PaperAPlan
 from skillneurons.plan.paper_b import PaperBPlan
 from skillneurons.plan.tasks import (
@@ -33,6 +35,7 @@ from skillneurons.plan.tasks import (
     names_regex,
     task_subset,
 )
+from skillneurons.reporting.registry import reported_files
 
 __all__ = ["AUTO_TYPES", "NO_VALUES", "SPLITS", "Plan", "auto_tasks", "names_regex", "task_subset"]
 
@@ -121,17 +124,41 @@ class Plan(PaperAPlan, PaperBPlan):
             "words": [f"results/{model}/word_selectivity.parquet"] if words else [],
         }
 
+    def verdict_inputs(self, model: str) -> dict[str, str]:
+        """The findings tables of ``model`` that the verdict summary reads (rule
+        ``verdicts``): ``paper_a`` (A's findings) and ``paper_b`` (B's and the A-vs-B
+        claims), each where this configuration makes it."""
+        made = {*self.paper_a_targets(), *self.paper_b_targets()}
+        tables = {
+            "paper_a": f"results/{model}/tables/findings.csv",
+            "paper_b": f"results/{model}/tables/B-findings.csv",
+        }
+        return {key: path for key, path in tables.items() if path in made}
+
+    def reported_results(self, model: str) -> list[tuple[str, str]]:
+        """(paper ID, path) of every result of ``model`` the report shows, in registry
+        order: the verdict summary's links (:func:`skillneurons.reporting.verdicts.
+        link_index`)."""
+        made = {*self.paper_a_targets(), *self.paper_b_targets()}
+        values = {"method": self.tuning_methods}
+        pairs = [*reported_files(PAPER_A, values), *reported_files(PAPER_B, values)]
+        paths = [(ids, f"results/{model}/{path}") for ids, path in pairs]
+        return [(ids, path) for ids, path in paths if path in made]
+
     def all_targets(self) -> list[str]:
         """``rule all``: every split and ranking, every figure and table of both papers,
-        and each model's neuron explorer (``results/{model}/explorer``)."""
+        each model's neuron explorer (``results/{model}/explorer``) and verdict summary
+        (``results/{model}/verdicts.html``, the report's first page)."""
         rankings = expand(
             "results/{model}/rankings/{task}.parquet", model=self.models, task=self.tasks
         )
         explorers = expand("results/{model}/explorer", model=self.models)
+        verdicts = expand("results/{model}/verdicts.html", model=self.models)
         return [
             *self.split_files(),
             *rankings,
             *self.paper_a_targets(),
             *self.paper_b_targets(),
             *explorers,
+            *verdicts,
         ]

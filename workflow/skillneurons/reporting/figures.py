@@ -13,6 +13,14 @@ File names carry the paper's IDs (``A-F1``, ``A-F3_F9`` ...). Paper A:
   correlations of predictivity orders, tasks grouped by type (Figures 5 and 14);
 - :func:`transfer_scatter`: transfer accuracy against the overlap of activated
   neurons (§6.2).
+
+Every figure follows :mod:`skillneurons.reporting.style`: Okabe-Ito colours, one colour
+per method, order kind and paper across figures, legends outside the panels, panels
+sized for their content and small multiples sharing axes. Comparison figures draw the
+findings engine's intervals: bands around curves (:func:`perturbation_curves_figure`,
+:func:`proportion_figure`, :func:`forgetting_figure`), whiskers on bars
+(:func:`predictivity_histograms`); a correlation heatmap leaves its diagonal (1 by
+definition) out of the colour scale.
 """
 
 from __future__ import annotations
@@ -26,12 +34,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from skillneurons.infra.io import atomic_path  # noqa: E402
-from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED, RANDOM_TYPES  # noqa: E402
-
-COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
-
+from skillneurons.neurons.perturbation.curve_table import RANDOM_TYPES  # noqa: E402
+from skillneurons.reporting.style import (  # noqa: E402
+    BAND_ALPHA,
+    GREY,
+    KEY_COLORS,
+    PALETTE,
+    TICK_SIZE,
+    grid,
+    label,
+    legend_outside,
+    outer_labels,
+    series_colors,
+    suptitle,
+)
 
 #: Per format, metadata that would make two saves of one figure differ: a PDF records
 #: its creation date unless told not to.
@@ -60,18 +79,15 @@ def activation_histogram(
 
     ``values`` has columns ``label`` and ``activation``.
     """
-    figure, axis = plt.subplots(figsize=(5, 3.2))
+    figure, axis = plt.subplots(figsize=(5, 3.4), layout="constrained")
     bins = np.histogram_bin_edges(values["activation"], bins=30)
-    for label, name in enumerate(label_names):
-        chosen = values.loc[values["label"] == label, "activation"]
-        axis.hist(
-            chosen, bins=bins, alpha=0.6, color=COLORS[label], label=f"{name} ({len(chosen)})"
-        )
+    for index, name in enumerate(label_names):
+        chosen = values.loc[values["label"] == index, "activation"]
+        axis.hist(chosen, bins=bins, alpha=0.6, color=PALETTE[index % len(PALETTE)],
+                  label=f"{name} ({len(chosen)})")  # fmt: skip
     axis.axvline(baseline, color="black", linestyle="--", linewidth=1, label="baseline $a_{bsl}$")
-    axis.set_xlabel("activation")
-    axis.set_ylabel("dev samples")
-    axis.set_title(title, fontsize=9)
-    axis.legend(fontsize=8)
+    label(axis, "activation", "dev samples", title)
+    legend_outside(figure, [axis], columns=len(label_names) + 1)
     return figure
 
 
@@ -86,141 +102,126 @@ def subtask_scatter(
 
     ``values`` has columns ``label``, ``x`` and ``y``; dashed lines mark the baselines.
     """
-    figure, axis = plt.subplots(figsize=(4.6, 4.2))
-    for label, name in enumerate(label_names):
-        chosen = values[values["label"] == label]
-        axis.scatter(chosen["x"], chosen["y"], s=8, alpha=0.6, color=COLORS[label], label=name)
-    axis.axvline(baselines[0], color="gray", linestyle="--", linewidth=1)
-    axis.axhline(baselines[1], color="gray", linestyle="--", linewidth=1)
-    axis.set_xlabel(axis_labels[0], fontsize=8)
-    axis.set_ylabel(axis_labels[1], fontsize=8)
-    axis.set_title(title, fontsize=9)
-    axis.legend(fontsize=8)
+    figure, axis = plt.subplots(figsize=(4.6, 4.6), layout="constrained")
+    for index, name in enumerate(label_names):
+        chosen = values[values["label"] == index]
+        axis.scatter(chosen["x"], chosen["y"], s=8, alpha=0.6,
+                     color=PALETTE[index % len(PALETTE)], label=name)  # fmt: skip
+    axis.axvline(baselines[0], color=GREY, linestyle="--", linewidth=1)
+    axis.axhline(baselines[1], color=GREY, linestyle="--", linewidth=1)
+    label(axis, axis_labels[0], axis_labels[1], title)
+    legend_outside(figure, [axis], columns=len(label_names))
     return figure
-
-
-def histogram_with_sem(
-    per_trial: Sequence[np.ndarray], bins: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Fraction of neurons per bin, mean and s.e.m. over trials."""
-    fractions = np.stack([np.histogram(v.ravel(), bins=bins)[0] / v.size for v in per_trial])
-    sem = (
-        fractions.std(axis=0, ddof=1) / np.sqrt(len(per_trial))
-        if len(per_trial) > 1
-        else np.zeros(fractions.shape[1])
-    )
-    return fractions.mean(axis=0), sem
 
 
 def predictivity_histograms(
     panels: Mapping[str, Mapping[str, Sequence[np.ndarray]]],
     series: Mapping[str, str],
     title: str,
-    bins: np.ndarray | None = None,
+    whiskers: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    bins: np.ndarray,
 ) -> plt.Figure:
-    """Figures 3, 9 and 10: distributions of neuron predictivity, one panel per task.
+    """Figures 3, 9 and 10: distributions of neuron predictivity, one panel per task
+    (small multiples sharing both axes).
 
     ``panels`` maps a panel title to ``{series key: per-trial [layers, neurons]
     arrays}``; ``series`` maps the keys to draw to their legend labels. The first
-    series is drawn as bars with s.e.m. error bars over trials, the others as lines.
+    series is drawn as bars over ``bins``, with whiskers from ``whiskers`` (panel ->
+    (mean, low, high) per bin: :func:`skillneurons.reporting.intervals.
+    histogram_intervals`; none where NaN), the others as lines of their trial mean.
     """
-    bins = np.linspace(0.5, 1.0, 26) if bins is None else bins
     centers = (bins[:-1] + bins[1:]) / 2
-    columns = min(4, len(panels))
-    rows = int(np.ceil(len(panels) / columns))
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(3.2 * columns, 2.5 * rows), squeeze=False, sharex=True
-    )
-    for axis, (name, arrays) in zip(axes.ravel(), panels.items(), strict=False):
-        for position, (key, label) in enumerate(series.items()):
-            mean, sem = histogram_with_sem(arrays[key], bins)
+    colors = series_colors(list(series))
+    figure, axes = grid(len(panels), width=3.0, height=2.3, sharex=True, sharey=True)
+    for axis, (name, arrays) in zip(axes, panels.items(), strict=False):
+        for position, (key, text) in enumerate(series.items()):
             if position == 0:
-                width = bins[1] - bins[0]
-                axis.bar(centers, mean, width=width, color=COLORS[0], alpha=0.7, label=label)
-                axis.errorbar(centers, mean, yerr=sem, fmt="none", ecolor="black", elinewidth=0.8)
+                mean, low, high = whiskers[name]
+                axis.bar(centers, mean, width=bins[1] - bins[0], color=colors[key], alpha=0.7,
+                         label=text)  # fmt: skip
+                shown = np.isfinite(low) & np.isfinite(high)
+                axis.errorbar(centers[shown], mean[shown],
+                              yerr=[mean[shown] - low[shown], high[shown] - mean[shown]],
+                              fmt="none", ecolor="black", elinewidth=0.8, capsize=1.5)  # fmt: skip
             else:
-                axis.plot(centers, mean, color=COLORS[position], linewidth=1.2, label=label)
-        axis.set_title(name, fontsize=8)
-        axis.tick_params(labelsize=7)
-    for axis in axes.ravel()[len(panels) :]:
-        axis.set_visible(False)
-    axes.ravel()[0].legend(fontsize=7)
-    figure.supxlabel("predictivity", fontsize=9)
-    figure.supylabel("fraction of neurons", fontsize=9)
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+                fractions = [np.histogram(v.ravel(), bins=bins)[0] / v.size for v in arrays[key]]
+                axis.plot(centers, np.mean(fractions, axis=0), color=colors[key],
+                          linewidth=1.2, label=text)  # fmt: skip
+        label(axis, panel_title=name)
+    outer_labels(axes, len(panels), "predictivity", "fraction of neurons")
+    legend_outside(figure, axes, columns=len(series))
+    suptitle(figure, title)
     return figure
 
 
-#: Random orders are dashed: uniform in grey, layer-matched (the findings' control) black.
-RANDOM_COLORS = {"random": "tab:gray", LAYER_MATCHED: "black"}
-
-
-def _grid(panels: int, width: float = 3.2, height: float = 2.6, columns: int = 4):
-    columns = max(1, min(columns, panels))
-    rows = int(np.ceil(panels / columns))
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(width * columns, height * rows), squeeze=False
-    )
-    for axis in axes.ravel()[panels:]:
-        axis.set_visible(False)
-    return figure, axes.ravel()
+def _curve_color(order: str, order_type: str, colors: Mapping[str, str]) -> str:
+    """An order's colour: its own fixed one (AB-F1's papers), a random type's, else the
+    figure's colour of that source task."""
+    if order in KEY_COLORS:
+        return KEY_COLORS[order]
+    if order_type in RANDOM_TYPES:
+        return KEY_COLORS[order_type]
+    return colors[order]
 
 
 def perturbation_curves_figure(
-    stats: pd.DataFrame,
+    points: pd.DataFrame,
     eval_tasks: Sequence[str],
     labels: Mapping[str, str] | None = None,
     title: str = "",
-    colors: Mapping[str, str] | None = None,
     xlabel: str = "perturbation rate",
 ) -> plt.Figure:
-    """Accuracy vs perturbation rate per evaluation task, error bars ± 1 s.e.m.
+    """Accuracy vs perturbation rate per evaluation task (small multiples sharing both
+    axes), each curve with its interval as a band.
 
     Parameters
     ----------
-    stats : :func:`skillneurons.reporting.stats.curve_statistics` of the perturbation
-        tables (columns eval_task, order, order_type, rate, mean, sem).
+    points : :func:`skillneurons.reporting.intervals.point_intervals` of the
+        perturbation files (columns eval_task, order, order_type, rate, estimate, low,
+        high); a point with NaN ``low``/``high`` gets no band.
     eval_tasks : one panel each, in this order.
     labels : order -> legend label, and which orders to draw (default: all, random
         last, labelled by their name).
     title : the figure title.
-    colors : order -> line color, overriding the default (tab10 for the orders, the
-        random types' colors for random ones; random lines stay dashed).
     xlabel : the x axis label.
+
+    Colours follow :mod:`skillneurons.reporting.style`: one per source task across the
+    panels, the random types grey (uniform) and black (layer-matched), AB-F1's papers
+    their fixed colours; random orders dashed; the evaluated task's own order thicker.
+    One legend below the panels.
     """
-    figure, axes = _grid(len(eval_tasks))
-    palette = plt.get_cmap("tab10").colors
+    names = list(labels) if labels else _default_orders(points)
+    random = set(points.loc[points["order_type"].isin(RANDOM_TYPES), "order"])
+    colors = series_colors([n for n in names if n not in KEY_COLORS and n not in random])
+    figure, axes = grid(len(eval_tasks), width=3.0, height=2.4, sharex=True, sharey=True,
+                        legend_rows=-(-len(names) // 4))  # fmt: skip
     for axis, eval_task in zip(axes, eval_tasks, strict=False):
-        panel = stats[stats["eval_task"] == eval_task]
-        names = list(labels) if labels else _default_orders(panel)
-        for index, order in enumerate(names):
+        panel = points[points["eval_task"] == eval_task]
+        for order in names:
             line = panel[panel["order"] == order].sort_values("rate")
             if line.empty:
                 continue
             order_type = line["order_type"].iloc[0]
-            is_random = order_type in RANDOM_TYPES
-            color = RANDOM_COLORS[order_type] if is_random else palette[index % len(palette)]
-            axis.errorbar(
+            color = _curve_color(order, order_type, colors)
+            axis.plot(
                 line["rate"],
-                line["mean"],
-                yerr=line["sem"],
+                line["estimate"],
                 label=(labels or {}).get(order, order),
-                color=(colors or {}).get(order, color),
-                linestyle="--" if is_random else "-",
+                color=color,
+                linestyle="--" if order_type in RANDOM_TYPES else "-",
                 linewidth=2.0 if order == eval_task else 1.2,
                 marker="o",
                 markersize=2.5,
-                capsize=2,
             )
-        axis.set_title(f"on {eval_task}", fontsize=9)
-        axis.tick_params(labelsize=7)
-        axis.set_xlabel(xlabel, fontsize=8)
-        axis.set_ylabel("accuracy", fontsize=8)
-        axis.legend(fontsize=6)
-    if title:
-        figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+            shown = line["low"].notna() & line["high"].notna()
+            axis.fill_between(line.loc[shown, "rate"], line.loc[shown, "low"],
+                              line.loc[shown, "high"], color=color, alpha=BAND_ALPHA,
+                              linewidth=0)  # fmt: skip
+        axis.locator_params(axis="x", nbins=4)
+        label(axis, panel_title=f"on {eval_task}")
+    outer_labels(axes, len(eval_tasks), xlabel, "accuracy")
+    legend_outside(figure, axes, columns=4)
+    suptitle(figure, title)
     return figure
 
 
@@ -230,16 +231,22 @@ def _default_orders(panel: pd.DataFrame) -> list[str]:
     return orders.loc[~random, "order"].tolist() + orders.loc[random, "order"].tolist()
 
 
-def _annotated_heatmap(axis, matrix: np.ndarray, rows, columns, fmt: str, **style):
-    image = axis.imshow(matrix, **style)
-    axis.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=7)
-    axis.set_yticks(range(len(rows)), rows, fontsize=7)
+def _annotated_heatmap(axis, matrix: np.ndarray, rows, columns, fmt: str, cmap: str, **style):
+    """``matrix`` as an image with every finite cell annotated; NaN cells light grey
+    (a masked diagonal: annotated with ``diagonal`` where given in ``style``)."""
+    diagonal = style.pop("diagonal", None)
+    colormap = matplotlib.colormaps[cmap].with_extremes(bad="#eeeeee")
+    image = axis.imshow(matrix, cmap=colormap, **style)
+    axis.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=TICK_SIZE)
+    axis.set_yticks(range(len(rows)), rows, fontsize=TICK_SIZE)
     for (i, j), value in np.ndenumerate(matrix):
         if np.isfinite(value):
             red, green, blue, _ = image.cmap(image.norm(value))
             dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
             color = "white" if dark else "black"
             axis.text(j, i, format(value, fmt), ha="center", va="center", fontsize=6, color=color)
+        elif i == j and diagonal is not None:
+            axis.text(j, i, diagonal, ha="center", va="center", fontsize=6, color=GREY)
     return image
 
 
@@ -258,11 +265,16 @@ def group_by_type(tasks: Sequence[str], task_types: Mapping[str, str]) -> list[s
     return sorted(tasks, key=lambda task: kinds.index(task_types[task]))
 
 
+def _square(tasks: int) -> float:
+    """The side (inches) of a heatmap of ``tasks`` rows."""
+    return 0.5 * max(tasks, 4) + 1.3
+
+
 def importance_heatmap(
     importance: pd.DataFrame, task_types: Mapping[str, str], title: str = ""
 ) -> plt.Figure:
     """Figure 6: z-scored neuronal importance, rows = evaluation task, columns = source
-    task, tasks grouped by type, each cell annotated.
+    task, tasks grouped by type, each cell annotated; a diverging scale centred at 0.
 
     ``importance`` has columns eval_task, source_task, importance.
     """
@@ -270,18 +282,15 @@ def importance_heatmap(
     sources = [task for task in tasks if task in set(importance["source_task"])]
     matrix = importance.pivot(index="eval_task", columns="source_task", values="importance")
     matrix = matrix.reindex(index=tasks, columns=sources).to_numpy(dtype=np.float64)
-    size = 0.55 * max(len(tasks), 4) + 1.5
-    figure, axis = plt.subplots(figsize=(size + 1, size))
+    size = _square(len(tasks))
+    figure, axis = plt.subplots(figsize=(size + 1, size), layout="constrained")
     limit = np.nanmax(np.abs(matrix)) if np.isfinite(matrix).any() else 1.0
     image = _annotated_heatmap(
-        axis, matrix, tasks, sources, ".2f", cmap="RdBu_r", vmin=-limit, vmax=limit
+        axis, matrix, tasks, sources, ".2f", "RdBu_r", vmin=-limit, vmax=limit
     )
     _type_boundaries(axis, tasks, task_types)
-    axis.set_xlabel("source task (perturbation order)", fontsize=8)
-    axis.set_ylabel("evaluation task", fontsize=8)
+    label(axis, "source task (perturbation order)", "evaluation task", title)
     figure.colorbar(image, ax=axis, shrink=0.8, label="importance (z-score)")
-    axis.set_title(title, fontsize=9)
-    figure.tight_layout()
     return figure
 
 
@@ -290,49 +299,70 @@ def _correlation_matrix(table: pd.DataFrame, tasks: Sequence[str]) -> np.ndarray
     return matrix.reindex(index=tasks, columns=tasks).to_numpy(dtype=np.float64)
 
 
+def off_diagonal(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` with its diagonal masked (NaN): a task's correlation with itself is 1
+    by definition and would spend the colour scale, leaving the off-diagonal structure
+    (the claim of Figure 5) one shade."""
+    masked = np.array(matrix, dtype=np.float64)
+    np.fill_diagonal(masked, np.nan)
+    return masked
+
+
+def _off_diagonal_range(matrices: Sequence[np.ndarray]) -> tuple[float, float]:
+    values = np.concatenate([m[np.isfinite(m)] for m in matrices] or [np.empty(0)])
+    if not values.size:
+        return 0.0, 1.0
+    low, high = float(values.min()), float(values.max())
+    return (low, high) if high > low else (low - 0.05, high + 0.05)
+
+
 def correlation_heatmap(
     table: pd.DataFrame, task_types: Mapping[str, str], title: str = ""
 ) -> plt.Figure:
     """Figure 5: Spearman correlation of predictivity orders averaged over layers.
 
     ``table`` is the per-layer table (columns layer, task_a, task_b, spearman); the
-    mean over layers is drawn, tasks grouped by type and annotated.
+    mean over layers is drawn, tasks grouped by type and annotated; the diagonal (1 by
+    definition) is masked, so the colour scale spans the off-diagonal values.
     """
     tasks = group_by_type(list(dict.fromkeys(table["task_a"])), task_types)
-    size = 0.55 * max(len(tasks), 4) + 1.5
-    figure, axis = plt.subplots(figsize=(size + 1, size))
+    matrix = off_diagonal(_correlation_matrix(table, tasks))
+    low, high = _off_diagonal_range([matrix])
+    size = _square(len(tasks))
+    figure, axis = plt.subplots(figsize=(size + 1, size), layout="constrained")
     image = _annotated_heatmap(
-        axis, _correlation_matrix(table, tasks), tasks, tasks, ".2f", cmap="viridis"
+        axis, matrix, tasks, tasks, ".2f", "viridis", vmin=low, vmax=high, diagonal="1"
     )
     _type_boundaries(axis, tasks, task_types)
-    figure.colorbar(image, ax=axis, shrink=0.8, label="Spearman's rho")
-    axis.set_title(title, fontsize=9)
-    figure.tight_layout()
+    figure.colorbar(image, ax=axis, shrink=0.8, label="Spearman's rho (off-diagonal)")
+    label(axis, panel_title=title)
     return figure
 
 
 def layer_correlation_figure(
     table: pd.DataFrame, task_types: Mapping[str, str], title: str = ""
 ) -> plt.Figure:
-    """Figure 14: one correlation heatmap per layer (layer 1 = bottom), shared colour
-    scale, tasks grouped by type and annotated."""
+    """Figure 14: one correlation heatmap per layer (layer 1 = bottom; small multiples),
+    one colour scale over every layer's off-diagonal values (diagonals masked), tasks
+    grouped by type and annotated."""
     tasks = group_by_type(list(dict.fromkeys(table["task_a"])), task_types)
     layers = sorted(table["layer"].unique())
-    matrices = [_correlation_matrix(table[table["layer"] == layer], tasks) for layer in layers]
-    off_diagonal = [m[~np.eye(len(tasks), dtype=bool)] for m in matrices]
-    values = np.concatenate(off_diagonal) if len(tasks) > 1 else np.array([1.0])
-    low = np.nanmin(values) if np.isfinite(values).any() else 0.0
+    matrices = [
+        off_diagonal(_correlation_matrix(table[table["layer"] == layer], tasks))
+        for layer in layers
+    ]
+    low, high = _off_diagonal_range(matrices)
     side = 0.45 * max(len(tasks), 4) + 1.2
-    figure, axes = _grid(len(layers), width=side, height=side, columns=4)
+    figure, axes = grid(len(layers), width=side, height=side, columns=4)
     for axis, layer, matrix in zip(axes, layers, matrices, strict=False):
         image = _annotated_heatmap(
-            axis, matrix, tasks, tasks, ".2f", cmap="viridis", vmin=min(low, 0.0), vmax=1.0
+            axis, matrix, tasks, tasks, ".2f", "viridis", vmin=low, vmax=high, diagonal="1"
         )
         _type_boundaries(axis, tasks, task_types)
-        axis.set_title(f"layer {int(layer) + 1}", fontsize=9)
-    figure.colorbar(image, ax=list(axes[: len(layers)]), shrink=0.6, label="Spearman's rho")
-    if title:
-        figure.suptitle(title, fontsize=10)
+        label(axis, panel_title=f"layer {int(layer) + 1}")
+    figure.colorbar(image, ax=list(axes[: len(layers)]), shrink=0.6,
+                    label="Spearman's rho (off-diagonal)")  # fmt: skip
+    suptitle(figure, title)
     return figure
 
 
@@ -345,35 +375,24 @@ def transfer_scatter(points: pd.DataFrame, correlations: pd.DataFrame, title: st
     correlations of ``correlations``
     (:func:`skillneurons.paper_a.transfer.indicator_correlations`).
     """
-    means = points
     summary = correlations.set_index("target")
-    figure, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
-    targets = list(dict.fromkeys(means["target"]))
-    colors = plt.get_cmap("tab10")
+    figure, axes = grid(2, width=4.2, height=3.4, columns=2, sharey=True, legend_rows=1)
+    targets = list(dict.fromkeys(points["target"]))
+    colors = series_colors(targets)
     panels = (("on_all", "all neurons (Su et al.)"), ("on_skill", "top skill neurons"))
     for axis, (column, name) in zip(axes, panels, strict=True):
-        for position, target in enumerate(targets):
-            chosen = means[means["target"] == target]
-            axis.scatter(
-                chosen[column],
-                chosen["transfer_accuracy"],
-                s=22,
-                color=colors(position % 10),
-                label=target,
-            )
+        for target in targets:
+            chosen = points[points["target"] == target]
+            axis.scatter(chosen[column], chosen["transfer_accuracy"], s=22,
+                         color=colors[target], label=target)  # fmt: skip
         mean, pooled = summary.loc[["average", "pooled"], f"spearman_{column[3:]}"]
         shown = "n/a (no target with 3+ sources)" if np.isnan(mean) else f"{mean:.2f}"
-        axis.set_title(
-            f"ON over {name}\nmean Spearman ρ over targets: {shown}\n"
-            f"pooled within targets: {pooled:.2f}",
-            fontsize=9,
-        )
-        axis.set_xlabel("overlap rate of activated neurons (ON)", fontsize=8)
-        axis.tick_params(labelsize=7)
-    axes[0].set_ylabel("zero-shot transfer accuracy", fontsize=8)
-    axes[1].legend(fontsize=7, title="target", title_fontsize=7, loc="best")
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+        label(axis, "overlap rate of activated neurons (ON)",
+              panel_title=f"ON over {name}\nmean Spearman ρ over targets: {shown}\n"
+              f"pooled within targets: {pooled:.2f}")  # fmt: skip
+    label(axes[0], ylabel="zero-shot transfer accuracy")
+    legend_outside(figure, axes, columns=len(targets), title="target")
+    suptitle(figure, title)
     return figure
 
 
@@ -385,49 +404,64 @@ def effect_heatmaps(
 
     ``matrices`` maps a panel title to a frame with ``neurons_of`` and one column per
     task (:func:`skillneurons.paper_b.tables.effect_matrix`)."""
-    figure, axes = _grid(len(matrices), width=4.6, height=4.0, columns=2)
+    figure, axes = grid(len(matrices), width=4.6, height=4.0, columns=2)
     for axis, (name, matrix) in zip(axes, matrices.items(), strict=False):
         tasks = group_by_type(list(matrix["neurons_of"]), task_types)
         values = matrix.set_index("neurons_of").loc[tasks, tasks].to_numpy(dtype=np.float64)
         limit = np.nanmax(np.abs(values)) if np.isfinite(values).any() else 1.0
         image = _annotated_heatmap(
-            axis, values, tasks, tasks, ".1f", cmap="RdBu_r", vmin=-limit, vmax=limit
+            axis, values, tasks, tasks, ".1f", "RdBu_r", vmin=-limit, vmax=limit
         )
         _type_boundaries(axis, tasks, task_types)
-        axis.set_xlabel("evaluated task", fontsize=8)
-        axis.set_ylabel("neurons of", fontsize=8)
-        axis.set_title(name, fontsize=9)
+        label(axis, "evaluated task", "neurons of", name)
+        axis.title.set_wrap(True)
         figure.colorbar(image, ax=axis, shrink=0.75, label="points")
-    if title:
-        figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+    suptitle(figure, title)
     return figure
 
 
-def proportion_figure(panels: Mapping[str, pd.DataFrame], title: str) -> plt.Figure:
+def _band(axis, rows: pd.DataFrame, x: str, color: str) -> None:
+    """The interval of ``rows`` (columns ``low``, ``high``; NaN: none) as a band."""
+    shown = rows["low"].notna() & rows["high"].notna()
+    axis.fill_between(rows.loc[shown, x], rows.loc[shown, "low"], rows.loc[shown, "high"],
+                      color=color, alpha=BAND_ALPHA, linewidth=0)  # fmt: skip
+
+
+#: B-F2 / B-F6's lines: table column -> legend label.
+PROPORTION_SERIES = {
+    "id_mean": "in-domain (specialization)",
+    "ood_mean": "out-of-domain, same group",
+    "ood_cross_mean": "out-of-domain, other group",
+}
+
+
+def proportion_figure(
+    panels: Mapping[str, pd.DataFrame], title: str, intervals: pd.DataFrame
+) -> plt.Figure:
     """B-F2 / B-F6: mean in-domain (specialization) and out-of-domain (generalization)
-    score against the proportion of task neurons trained, one panel per trained
-    model (:func:`skillneurons.paper_b.tables.proportion_table` rows; proportion 0 is
-    the untrained model); the other group's test tasks as a third line where scored."""
-    figure, axes = _grid(len(panels), width=3.4, height=2.8, columns=4)
+    score against the proportion of task neurons trained, one panel per trained model
+    (small multiples sharing both axes; :func:`skillneurons.paper_b.tables.
+    proportion_table` rows; proportion 0 is the untrained model); the other group's
+    test tasks as a third line where scored. Bands: ``intervals``
+    (:func:`skillneurons.reporting.intervals.share_intervals` with ``panel`` the
+    panels' names) where the panel and line have them."""
+    figure, axes = grid(len(panels), width=3.0, height=2.4, columns=4, sharex=True,
+                        sharey=True, legend_rows=1)  # fmt: skip
     for axis, (name, rows) in zip(axes, panels.items(), strict=False):
         rows = rows.sort_values("proportion")
-        for column, label, color in (
-            ("id_mean", "in-domain (specialization)", "tab:blue"),
-            ("ood_mean", "out-of-domain, same group", "tab:orange"),
-            ("ood_cross_mean", "out-of-domain, other group", "tab:green"),
-        ):
+        for column, text in PROPORTION_SERIES.items():
             if column not in rows or rows[column].isna().all():
                 continue
+            color = KEY_COLORS[column]
             axis.plot(100 * rows["proportion"], rows[column], marker="o", markersize=3,
-                      color=color, label=label)  # fmt: skip
-        axis.set_title(name, fontsize=9)
-        axis.set_xlabel("task neurons trained (%)", fontsize=8)
-        axis.set_ylabel("score (%: accuracy, ROUGE-L x100)", fontsize=8)
-        axis.tick_params(labelsize=7)
-        axis.legend(fontsize=6)
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+                      color=color, label=text)  # fmt: skip
+            band = intervals[(intervals["panel"] == name) & (intervals["series"] == column)]
+            _band(axis, band.assign(share=100 * band["proportion"]).sort_values("share"),
+                  "share", color)  # fmt: skip
+        label(axis, panel_title=name)
+    outer_labels(axes, len(panels), "task neurons trained (%)", "score (%)")
+    legend_outside(figure, axes, columns=3)
+    suptitle(figure, title)
     return figure
 
 
@@ -446,11 +480,13 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
     rows); dashed, the chance level of each (random sets of the same sizes). A dotted
     line parts the shallow half of the layers from the deep half, which the profile
     claim compares; ``centroid`` is paper B's cosine (§5.2), ``norm_weighted_overlap``
-    the set overlap drawn beside it."""
+    the set overlap drawn beside it. One colour per test task across the panels."""
     views = list(dict.fromkeys(zip(layers["test_group"], layers["models"], strict=True)))
     shallow = layers.loc[layers["half"] == "shallow", "layer"]
     deep = layers.loc[layers["half"] == "deep", "layer"]
-    figure, axes = _grid(len(definitions) * len(views), width=3.6, height=2.8, columns=len(views))
+    colors = series_colors(list(dict.fromkeys(layers["test_task"])))
+    figure, axes = grid(len(definitions) * len(views), width=3.4, height=2.6,
+                        columns=len(views), sharex=True, legend_rows=2)  # fmt: skip
     panels = [(definition, view) for definition in definitions for view in views]
     for axis, (definition, (test_group, models)) in zip(axes, panels, strict=False):
         chosen = layers[
@@ -458,42 +494,42 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
             & (layers["test_group"] == test_group)
             & (layers["models"] == models)
         ]
-        for index, (task, rows) in enumerate(chosen.groupby("test_task", sort=False)):
-            color = COLORS[index % len(COLORS)]
+        for task, rows in chosen.groupby("test_task", sort=False):
             axis.plot(rows["layer"], rows["similarity"], marker="o", markersize=3,
-                      color=color, label=task)  # fmt: skip
-            axis.plot(rows["layer"], rows["chance"], linestyle="--", color=color,
+                      color=colors[task], label=task)  # fmt: skip
+            axis.plot(rows["layer"], rows["chance"], linestyle="--", color=colors[task],
                       linewidth=0.8, label=f"{task}: random sets")  # fmt: skip
         if len(shallow) and len(deep):
-            axis.axvline((shallow.max() + deep.min()) / 2, color="grey", linestyle=":")
+            axis.axvline((shallow.max() + deep.min()) / 2, color=GREY, linestyle=":")
         trained = "all models" if models == "all" else f"{models}-trained models"
-        axis.set_title(f"{definition}: {test_group} tests, {trained}", fontsize=8)
-        axis.set_xlabel("layer (0 = bottom)", fontsize=8)
-        axis.set_ylabel(SIMILARITY_AXES.get(definition, "cosine similarity"), fontsize=8)
-        axis.tick_params(labelsize=7)
-        axis.legend(fontsize=6)
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+        label(axis, "layer (0 = bottom)", SIMILARITY_AXES.get(definition, "cosine similarity"),
+              f"{definition}: {test_group} tests,\n{trained}")  # fmt: skip
+    legend_outside(figure, axes, columns=4)
+    suptitle(figure, title)
     return figure
 
 
-def forgetting_figure(table: pd.DataFrame, title: str) -> plt.Figure:
-    """B-F4: FG_j (Eq. 5) against the stage ``j``, one line per method, one panel per
-    order (:func:`skillneurons.paper_b.tables.forgetting_table` rows); stage 1 is 100 by
-    definition."""
+def forgetting_figure(table: pd.DataFrame, title: str, intervals: pd.DataFrame) -> plt.Figure:
+    """B-F4: FG_j (Eq. 5) against the stage ``j``, one line per method (its colour the
+    same in every panel), one panel per order (small multiples sharing both axes;
+    :func:`skillneurons.paper_b.tables.forgetting_table` rows); stage 1 is 100 by
+    definition. Bands: ``intervals``
+    (:func:`skillneurons.paper_b.tables.forgetting_intervals`)."""
     orders = list(dict.fromkeys(table["order"]))
-    figure, axes = _grid(len(orders), width=3.6, height=2.8, columns=3)
+    colors = series_colors(list(dict.fromkeys(table["method"])))
+    figure, axes = grid(len(orders), width=3.0, height=2.4, columns=3, sharex=True,
+                        sharey=True, legend_rows=1)  # fmt: skip
     for axis, order in zip(axes, orders, strict=False):
         chosen = table[table["order"] == order]
-        for index, (method, rows) in enumerate(chosen.groupby("method", sort=False)):
+        for method, rows in chosen.groupby("method", sort=False):
             stages = [1, *rows["stage"]]
             axis.plot(stages, [100.0, *rows["fg"]], marker="o", markersize=3,
-                      color=COLORS[index % len(COLORS)], label=method)  # fmt: skip
-        axis.set_title(order, fontsize=9)
-        axis.set_xlabel("stage j (tasks learnt)", fontsize=8)
-        axis.set_ylabel("FG_j (% of per-task FT)", fontsize=8)
-        axis.tick_params(labelsize=7)
-        axis.legend(fontsize=6)
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+                      color=colors[method], label=method)  # fmt: skip
+            band = intervals[(intervals["order"] == order) & (intervals["method"] == method)]
+            _band(axis, band.sort_values("stage"), "stage", colors[method])
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        label(axis, panel_title=order)
+    outer_labels(axes, len(orders), "stage j (tasks learnt)", "FG_j (% of per-task FT)")
+    legend_outside(figure, axes, columns=len(colors))
+    suptitle(figure, title)
     return figure

@@ -102,16 +102,25 @@ def targets(
     ``values`` maps a placeholder of the paths (``method``) to its configured values;
     a path with a placeholder of no value is left out (e.g. no tuning method).
     """
-    values = dict(values or {})
-    files = []
-    for output in enabled(registry, features):
-        for made in output.products:
-            for path in made.files.values():
-                names = [name for name in values if "{" + name + "}" in path]
-                for combination in cartesian(*(values[name] for name in names)):
-                    filled = path.format(**dict(zip(names, combination, strict=True)))
-                    files += [f"results/{model}/{filled}" for model in models]
+    files = [
+        f"results/{model}/{filled}"
+        for output in enabled(registry, features)
+        for made in output.products
+        for path in made.files.values()
+        for filled in expanded(path, values or {})
+        for model in models
+    ]
     return list(dict.fromkeys(files))
+
+
+def expanded(path: str, values: Mapping[str, Sequence[str]]) -> list[str]:
+    """``path`` with each placeholder of ``values`` it holds filled with every value (a
+    placeholder of no value: no path)."""
+    names = [name for name in values if "{" + name + "}" in path]
+    return [
+        path.format(**dict(zip(names, combination, strict=True)))
+        for combination in cartesian(*(values[name] for name in names))
+    ]
 
 
 def _grouped(paths: Iterable[str]) -> list[str]:
@@ -148,3 +157,18 @@ def markdown_table(registry: Sequence[PaperOutput], rule_files_of: Mapping[str, 
         )
         lines.append(f"| {output.id} | {what} | {', '.join(files)} | {rules} |")
     return "\n".join(lines) + "\n"
+
+
+def reported_files(
+    registry: Sequence[PaperOutput], values: Mapping[str, Sequence[str]] | None = None
+) -> list[tuple[str, str]]:
+    """(paper ID, path under ``results/{model}/``) of every file the report shows, in
+    registry order, placeholders expanded as :func:`targets` does (the verdict
+    summary's links, :func:`skillneurons.reporting.verdicts.link_index`)."""
+    return [
+        (output.id, filled)
+        for output in registry
+        for made in output.products
+        for key in made.report
+        for filled in expanded(made.files[key], values or {})
+    ]

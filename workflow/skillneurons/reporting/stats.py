@@ -4,8 +4,6 @@
   over trials (Tables A-T1, A-T3, A-T4, ...);
 - :func:`curve_area`: the trapezoid-rule area under a curve over its rates (neuronal
   importance, paper A §4.3);
-- :func:`curve_statistics`: mean and s.e.m. over trials of perturbation curves
-  (Figures A-F4, A-F11, ...);
 - :func:`zscore`: standard scores with the population std;
 - :func:`spearman_per_layer`, :func:`task_correlation`: Spearman's rank correlation of
   two ``[layers, neurons]`` neuron scores within each layer and its mean over layers
@@ -17,10 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 from scipy.stats import rankdata
-
-from skillneurons.neurons.perturbation.curve_table import trial_curves
 
 
 def accuracy_summary(values: Sequence[float]) -> tuple[float, float, str]:
@@ -45,20 +40,6 @@ def curve_area(rates: Sequence[float], accuracies) -> float | np.ndarray:
     x, y = x[order], y[..., order]
     area = np.sum((x[1:] - x[:-1]) * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
     return float(area) if area.ndim == 0 else area
-
-
-def curve_statistics(curves: pd.DataFrame) -> pd.DataFrame:
-    """Mean and s.e.m. over trials of every (eval_task, order, rate) accuracy.
-
-    Random orders are first averaged over their repeats within a trial. Columns
-    eval_task, order, order_type, rate, mean, sem, trials.
-    """
-    per_trial = trial_curves(curves)
-    keys = ["eval_task", "order", "order_type", "rate"]
-    grouped = per_trial.groupby(keys, sort=False)["accuracy"]
-    stats = grouped.agg(mean="mean", std=lambda x: x.std(ddof=1), trials="count").reset_index()
-    stats["sem"] = (stats["std"] / np.sqrt(stats["trials"])).where(stats["trials"] > 1, 0.0)
-    return stats.drop(columns="std")
 
 
 def zscore(values: np.ndarray) -> np.ndarray:

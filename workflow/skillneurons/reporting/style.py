@@ -1,0 +1,175 @@
+"""The one figure style of the reports: a colour-blind-safe palette, one colour per
+method, order kind, paper and verdict across every figure and page, and the layout
+helpers every figure function uses (legends outside the data, panel sizes).
+
+The palette is Okabe and Ito's (*Color Universal Design*, 2008): eight colours that
+stay distinct under the common colour-vision deficiencies. A key's colour is fixed here
+once (:data:`KEY_COLORS`), so that paper A is the same blue in AB-F1, the explorer and
+the verdict page, a task's own order the same in A-F4 and A-F11, and so on; keys
+without a fixed colour take the palette in order (:func:`series_colors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+#: Okabe-Ito's colours (black first in their list, kept last here for lines).
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+}
+#: Series colours in order of use (yellow last: weak on white).
+PALETTE = tuple(
+    OKABE_ITO[name]
+    for name in (
+        "blue",
+        "orange",
+        "bluish green",
+        "vermillion",
+        "reddish purple",
+        "sky blue",
+        "yellow",
+    )
+)
+GREY = "#999999"
+
+#: The fixed colour of every method, order kind, paper and score kind that figures share.
+KEY_COLORS = {
+    # papers, and their orders in AB-F1 (random ones dashed in the same colour)
+    "paper_a": OKABE_ITO["blue"],
+    "paper_b": OKABE_ITO["vermillion"],
+    "random_paper_a": OKABE_ITO["blue"],
+    "random_paper_b": OKABE_ITO["vermillion"],
+    # paper A's random order types (A-F4, A-F11, A-F15; dashed): uniform grey,
+    # layer-matched (the findings' control) black; the own order in A-F15
+    "random": GREY,
+    "layer_matched": OKABE_ITO["black"],
+    "predictivity (ours)": OKABE_ITO["blue"],
+    "selectivity": OKABE_ITO["orange"],
+    # paper B's scores (B-F2, B-F6)
+    "id_mean": OKABE_ITO["blue"],
+    "ood_mean": OKABE_ITO["orange"],
+    "ood_cross_mean": OKABE_ITO["bluish green"],
+}
+
+#: Verdict colours of the findings (the report's first page, skillneurons.reporting.verdicts).
+VERDICT_COLORS = {
+    "holds": OKABE_ITO["bluish green"],
+    "fails": OKABE_ITO["vermillion"],
+    "negligible": OKABE_ITO["sky blue"],
+    "inconclusive": OKABE_ITO["orange"],
+    "not measured": GREY,
+}
+
+#: Font sizes: panel titles, axis labels, ticks and legends, figure titles.
+TITLE_SIZE, LABEL_SIZE, TICK_SIZE, LEGEND_SIZE, SUPTITLE_SIZE = 9, 8, 7, 7, 10
+#: The band of an interval: its opacity.
+BAND_ALPHA = 0.2
+
+
+def series_colors(keys: Sequence[str]) -> dict[str, str]:
+    """A colour per key: its fixed colour (:data:`KEY_COLORS`) or the next palette
+    colour not taken by a fixed one among ``keys``."""
+    taken = {KEY_COLORS[key] for key in keys if key in KEY_COLORS}
+    free = [color for color in PALETTE if color not in taken] or list(PALETTE)
+    colors, position = {}, 0
+    for key in keys:
+        if key in KEY_COLORS:
+            colors[key] = KEY_COLORS[key]
+        else:
+            colors[key] = free[position % len(free)]
+            position += 1
+    return colors
+
+
+def legend_outside(figure: plt.Figure, axes, columns: int = 1, title: str | None = None):
+    """One legend for the whole figure, below the panels (outside every axis' box),
+    from the labelled artists of ``axes`` (duplicates by label dropped)."""
+    handles, labels = {}, []
+    for axis in axes:
+        for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
+            if label not in handles:
+                handles[label] = handle
+                labels.append(label)
+    if not labels:
+        return None
+    return figure.legend(
+        [handles[label] for label in labels],
+        labels,
+        loc="outside lower center",
+        ncols=max(1, min(columns, len(labels))),
+        fontsize=LEGEND_SIZE,
+        title=title,
+        title_fontsize=LEGEND_SIZE,
+        frameon=False,
+    )
+
+
+def grid(
+    panels: int,
+    width: float = 3.0,
+    height: float = 2.4,
+    columns: int = 4,
+    sharex: bool = False,
+    sharey: bool = False,
+    legend_rows: int = 0,
+):
+    """Small multiples: a figure of ``panels`` axes of ``width`` x ``height`` inches,
+    ``columns`` per row, constrained layout (room for a legend of ``legend_rows`` rows
+    below the panels and a title above); unused axes hidden. Returns (figure, axes)."""
+    columns = max(1, min(columns, panels))
+    rows = -(-panels // columns)
+    extra = 0.5 + 0.18 * legend_rows
+    figure, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(width * columns, height * rows + extra),
+        squeeze=False,
+        sharex=sharex,
+        sharey=sharey,
+        layout="constrained",
+    )
+    for axis in axes.ravel()[panels:]:
+        axis.set_visible(False)
+    return figure, axes.ravel()
+
+
+def outer_labels(axes, panels: int, xlabel: str, ylabel: str) -> None:
+    """Axis labels of small multiples: ``xlabel`` under every panel with no panel below
+    it, ``ylabel`` beside the first panel of every row (``axes`` as :func:`grid` gives
+    them, the first ``panels`` shown). Labels on the axes, not the figure, so that a
+    legend below the panels never covers them."""
+    columns = axes[0].get_gridspec().ncols
+    for index, axis in enumerate(axes[:panels]):
+        label(axis, xlabel if index + columns >= panels else "",
+              ylabel if index % columns == 0 else "")  # fmt: skip
+
+
+def suptitle(figure: plt.Figure, text: str) -> None:
+    """The figure's title at the style's size, wrapped to the figure's width (a long
+    title over narrow panels takes lines, not a canvas wider than the panels)."""
+    if text:
+        figure.suptitle(text, fontsize=SUPTITLE_SIZE, wrap=True)
+
+
+def label(axis, xlabel: str = "", ylabel: str = "", panel_title: str = "") -> None:
+    """Axis labels, panel title and tick sizes of the style."""
+    if xlabel:
+        axis.set_xlabel(xlabel, fontsize=LABEL_SIZE)
+    if ylabel:
+        axis.set_ylabel(ylabel, fontsize=LABEL_SIZE)
+    if panel_title:
+        axis.set_title(panel_title, fontsize=TITLE_SIZE)
+    axis.tick_params(labelsize=TICK_SIZE)
