@@ -28,6 +28,8 @@ from benchmarks import (
     pruning,
     ranking,
     relevance,
+    sweep_batching,
+    trial_batching,
 )
 
 ROWS = {
@@ -39,6 +41,8 @@ ROWS = {
     "relevance": relevance,
     "neuron_training": neuron_training,
     "dryrun": dryrun,
+    "trial_batching": trial_batching,
+    "sweep_batching": sweep_batching,
 }
 
 

@@ -29,7 +29,7 @@ KILLED_JOBS = {
     # Killed between two dev evaluations: no output written yet.
     "prompt_tuning": {
         "outputs": [f"{TRIAL}/prompt.safetensors", f"{TRIAL}/metrics.json"],
-        "log": f"logs/{MODEL}/prompt_tuning/syn_sst2/trial0.log",
+        "log": f"logs/{MODEL}/prompt_tuning/syn_sst2.log",
         "started": lambda workdir, log: "dev accuracy" in log,
     },
     # Killed after the baseline and the first dump were written, before the others.

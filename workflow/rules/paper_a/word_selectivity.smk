@@ -65,10 +65,16 @@ rule prompt_tuning_random_words:
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-        metrics="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/metrics.json",
+        prompt=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.random_words_trials,
+        ),
+        metrics=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/prompt_tuning/{{task}}/trial{trial}/metrics.json",
+            trial=PLAN.random_words_trials,
+        ),
     log:
-        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -104,8 +110,13 @@ rule prompt_tuning_random_words:
                 "max_length",
             ],
         ),
-        # Each draw its own prompt-init and data-order seed, shared with its control.
-        seed=lambda w: config["seed"] + 1000 * (int(w.draw) + 1) + int(w.trial),
+        # Each draw its own prompt-init and data-order seeds, shared with its control; its
+        # trials trained together (one job).
+        trials=PLAN.random_words_trials,
+        seeds=lambda w: [
+            config["seed"] + 1000 * (int(w.draw) + 1) + trial
+            for trial in PLAN.random_words_trials
+        ],
     script:
         "../../scripts/shared/prompt_tuning.py"
 

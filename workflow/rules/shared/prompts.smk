@@ -1,5 +1,7 @@
-"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task x trial. Paper A's
-skill neurons are read on these prompts; paper B compares its neurons with them."""
+"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task, which trains all
+its trials together (skillneurons.models.trial_training: one forward pass per step for
+all trials) and writes each trial's files. Paper A's skill neurons are read on these
+prompts; paper B compares its neurons with them."""
 
 
 rule prompt_tuning:
@@ -7,10 +9,16 @@ rule prompt_tuning:
         **{split: f"data/splits/{{task}}/{split}.parquet" for split in PLAN.splits},
         model=model_files,
     output:
-        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-        metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
+        prompt=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
+        ),
+        metrics=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/metrics.json",
+            trial=PLAN.trials,
+        ),
     log:
-        "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
+        "logs/{model}/prompt_tuning/{task}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -37,7 +45,8 @@ rule prompt_tuning:
                 "max_length",
             ],
         ),
-        seed=lambda w: config["seed"] + int(w.trial),
+        trials=PLAN.trials,
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
     script:
         "../../scripts/shared/prompt_tuning.py"
 

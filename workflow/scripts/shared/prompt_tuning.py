@@ -1,6 +1,7 @@
-"""Rules prompt_tuning and prompt_tuning_random_words: one prompt-tuning trial of a model
-on a task (paper A, §2.1), with the configured label words or, for §4.4, with a draw of
-random whole words from the model's vocabulary (``params.random_words``)."""
+"""Rules prompt_tuning and prompt_tuning_random_words: the prompt-tuning trials of a model
+on a task, trained together (paper A, §2.1), with the configured label words or, for
+§4.4, with a draw of random whole words from the model's vocabulary
+(``params.random_words``); one prompt and metrics file per trial."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.tasks import SPLITS
@@ -16,9 +17,19 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
     words = params.label_words or sample_label_words(loaded.tokenizer, **params.random_words)
     splits = {split: read_split(snakemake.input[split])[0] for split in SPLITS}
-    classifier, metrics = tune_prompts(
-        loaded, splits, label_words=words, settings=params.settings, seed=params.seed
+    tuned = tune_prompts(
+        loaded, splits, label_words=words, settings=params.settings, seeds=params.seeds
     )
-    identity = {key: int(v) if key in ("trial", "draw") else v for key, v in wildcards.items()}
-    write_prompt(snakemake.output.prompt, classifier, {**identity, "seed": params.seed})
-    write_json(snakemake.output.metrics, {**identity, **metrics})
+    identity = {key: int(v) if key == "draw" else v for key, v in wildcards.items()}
+    outputs = zip(
+        params.trials,
+        params.seeds,
+        tuned,
+        snakemake.output.prompt,
+        snakemake.output.metrics,
+        strict=True,
+    )
+    for trial, seed, (classifier, metrics), prompt, metrics_path in outputs:
+        trial_identity = {**identity, "trial": int(trial)}
+        write_prompt(prompt, classifier, {**trial_identity, "seed": seed})
+        write_json(metrics_path, {**trial_identity, **metrics})
