@@ -1,7 +1,10 @@
-"""Rules prompt_tuning and prompt_tuning_random_words: the prompt-tuning trials of a model
-on a task, trained together (paper A, §2.1), with the configured label words or, for
-§4.4, with a draw of random whole words from the model's vocabulary
-(``params.random_words``); one prompt and metrics file per trial."""
+"""Rules prompt_tuning and prompt_tuning_random_words: one pass of prompt-tuning trials of
+a model on a task, trained together (paper A, §2.1; skillneurons.plan.passes), with the
+configured label words or, for §4.4, with a draw of random whole words from the model's
+vocabulary (``params.random_words``); each trial's prompt and metrics under
+``trial{t}/`` of the pass's folder."""
+
+from pathlib import Path
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.tasks import SPLITS
@@ -20,16 +23,15 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     tuned = tune_prompts(
         loaded, splits, label_words=words, settings=params.settings, seeds=params.seeds
     )
-    identity = {key: int(v) if key == "draw" else v for key, v in wildcards.items()}
-    outputs = zip(
-        params.trials,
-        params.seeds,
-        tuned,
-        snakemake.output.prompt,
-        snakemake.output.metrics,
-        strict=True,
-    )
-    for trial, seed, (classifier, metrics), prompt, metrics_path in outputs:
+    # A trial's identity as its own job wrote it: the wildcards but the pass, then trial.
+    identity = {
+        key: int(v) if key == "draw" else v for key, v in wildcards.items() if key != "trials"
+    }
+    for trial, seed, (classifier, metrics) in zip(params.trials, params.seeds, tuned, strict=True):
+        folder = Path(snakemake.output[0], f"trial{trial}")
+        folder.mkdir(parents=True, exist_ok=True)
         trial_identity = {**identity, "trial": int(trial)}
-        write_prompt(prompt, classifier, {**trial_identity, "seed": seed})
-        write_json(metrics_path, {**trial_identity, **metrics})
+        write_prompt(
+            str(folder / "prompt.safetensors"), classifier, {**trial_identity, "seed": seed}
+        )
+        write_json(folder / "metrics.json", {**trial_identity, **metrics})
