@@ -28,6 +28,7 @@ wildcard_constraints:
     split="train|dev|test",
     subtask="[a-z_]+",
     trial=r"\d+",
+    trials=r"\d+-\d+",
     draw=r"\d+",
     variant="draw|control",
     method=names_regex(PLAN.tuning_methods),

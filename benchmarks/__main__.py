@@ -2,12 +2,19 @@
 
     python -m benchmarks [--rows prompt_tuning dump ...] [--repeats 7] [--threads 2]
                          [--json PATH] [--check]
+                         [--curve [--points 1 3 8]] [--device cuda] [--tiny]
 
 One module per row (``benchmarks/<row>.py``), each with its target as one constant
 (``TARGET``) and a ``run(repeats)`` that returns a :class:`benchmarks.common.Row`. The
 report prints every row's numbers and ratios against their targets; ``--json`` writes
 them to a file; ``--check`` exits with status 1 when any measured ratio misses its
 target (every row still runs and is reported first).
+
+The batching rows (``trial_batching``, ``sweep_batching``) also take ``--device`` and
+``--tiny`` (a 2-layer model and a few samples: a check of the code path, not a
+measurement), and with ``--curve`` print their ratio at every point of their ``CURVE``
+(or ``--points``): the trials per pass, or the conditions per sweep, at which batching
+stops paying on the machine. Other rows run as usual.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from benchmarks import (
     pruning,
     ranking,
     relevance,
+    sweep_batching,
+    trial_batching,
 )
 
 ROWS = {
@@ -39,7 +48,20 @@ ROWS = {
     "relevance": relevance,
     "neuron_training": neuron_training,
     "dryrun": dryrun,
+    "trial_batching": trial_batching,
+    "sweep_batching": sweep_batching,
 }
+
+
+def measure(row, args: argparse.Namespace):
+    """A row's :class:`benchmarks.common.Row`: its curve, its run on the chosen device
+    and sizes (batching rows), or its plain run."""
+    if not hasattr(row, "curve"):
+        return row.run(args.repeats)
+    options = {"device": args.device, "tiny": args.tiny}
+    if args.curve:
+        return row.curve(args.repeats, args.points or row.CURVE, **options)
+    return row.run(args.repeats, **options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,13 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit 1 when a ratio misses its target"
     )
+    parser.add_argument(
+        "--curve", action="store_true", help="batching rows: the ratio at every point"
+    )
+    parser.add_argument("--points", nargs="+", type=int, help="the curve's points")
+    parser.add_argument("--device", default="cpu", help="batching rows: torch device")
+    parser.add_argument("--tiny", action="store_true", help="batching rows: tiny sizes")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {args.threads} threads, median of {args.repeats}")
     rows = []
     for name in args.rows:
-        rows.append(ROWS[name].run(args.repeats))
+        rows.append(measure(ROWS[name], args))
         print(rows[-1].report(), flush=True)
     if args.json:
         payload = {"threads": args.threads, "repeats": args.repeats}

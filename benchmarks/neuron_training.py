@@ -17,7 +17,7 @@ from torch.nn import functional
 
 from benchmarks.common import MINILM, Ratio, Row, median_times
 from benchmarks.relevance import review_split
-from skillneurons.models.loading import load_model
+from skillneurons.models.loading import LoadedModel, load_model
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.sites import ffn_sites
 from skillneurons.paper_b.classifiers import task_classifier, unfreeze_backbone
@@ -38,12 +38,16 @@ def optimizer_entries(optimizer: torch.optim.Optimizer) -> int:
     )
 
 
-def run(repeats: int, batch_size: int = 8, fraction: float = 0.1) -> Row:
-    loaded = load_model(MINILM)
+def run(
+    repeats: int, batch_size: int = 8, fraction: float = 0.1, loaded: LoadedModel | None = None
+) -> Row:
+    """The row on MiniLM-L6, or on ``loaded`` (on its device; benchmarks/gpu.py)."""
+    loaded = loaded or load_model(MINILM)
+    name = "MiniLM-L6" if loaded.source == MINILM else loaded.source
     classifier = task_classifier(loaded, ["Negative", "Positive"])
     classifier.eval()
     split = review_split(loaded, batch_size)
-    batch = split.batch(range(batch_size), classifier.pad_id)
+    batch = split.batch(range(batch_size), classifier.pad_id, loaded.model.device)
     generator = np.random.default_rng(0)
     neurons = {
         layer: np.sort(generator.choice(site.width, round(fraction * site.width), replace=False))
@@ -75,7 +79,7 @@ def run(repeats: int, batch_size: int = 8, fraction: float = 0.1) -> Row:
     return Row(
         "neuron_training",
         [
-            f"neuron_training: MiniLM-L6, batch {batch_size}, {fraction:.0%} of every "
+            f"neuron_training: {name}, batch {batch_size}, {fraction:.0%} of every "
             f"layer's neurons, Adam",
             f"  full fine-tuning step {1000 * times['full']['median_s']:7.1f} ms, "
             f"neuron-only step {1000 * times['neurons']['median_s']:7.1f} ms",

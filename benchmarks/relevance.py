@@ -11,7 +11,7 @@ from torch.nn import functional
 
 from benchmarks.common import MINILM, Ratio, Row, median_times
 from skillneurons.models.encoding import encode_split
-from skillneurons.models.loading import load_model
+from skillneurons.models.loading import LoadedModel, load_model
 from skillneurons.paper_b.classifiers import task_classifier, unfreeze_backbone
 from skillneurons.paper_b.relevance import relevance
 
@@ -26,11 +26,13 @@ def review_split(loaded, count: int, max_length: int = 64):
     return encode_split(loaded.tokenizer, texts, [None] * count, labels, max_length)
 
 
-def run(repeats: int, batch_size: int = 32) -> Row:
-    loaded = load_model(MINILM)
+def run(repeats: int, batch_size: int = 32, loaded: LoadedModel | None = None) -> Row:
+    """The row on MiniLM-L6, or on ``loaded`` (on its device; benchmarks/gpu.py)."""
+    loaded = loaded or load_model(MINILM)
+    name = "MiniLM-L6" if loaded.source == MINILM else loaded.source
     classifier = task_classifier(loaded, ["Negative", "Positive"])
     split = review_split(loaded, batch_size)
-    batch = split.batch(range(batch_size), classifier.pad_id)
+    batch = split.batch(range(batch_size), classifier.pad_id, loaded.model.device)
 
     def attribution():
         for parameter in loaded.model.parameters():
@@ -50,7 +52,7 @@ def run(repeats: int, batch_size: int = 32) -> Row:
     return Row(
         "relevance",
         [
-            f"relevance: MiniLM-L6, one batch of {batch_size} x {positions} tokens",
+            f"relevance: {name}, one batch of {batch_size} x {positions} tokens",
             f"  plain forward + backward {1000 * times['plain']['median_s']:7.1f} ms, "
             f"attribution pass {1000 * times['relevance']['median_s']:7.1f} ms",
         ],

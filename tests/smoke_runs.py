@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conftest import make_sandbox, run_snakemake
+from skillneurons.plan.passes import pass_trials
 
 SMOKE = ("--configfile", "configs/smoke.yaml")
 MODEL = "minilm-l2"
@@ -67,6 +68,15 @@ class ScheduledJob:
     @property
     def task(self) -> str | None:
         return dict(self.wildcards).get("task")
+
+    @property
+    def trials(self) -> set[int]:
+        """The trials the job is of: its trial, its prompt-tuning pass's trials (wildcard
+        ``trials``, skillneurons.plan.passes), none for a per-task job."""
+        wildcards = dict(self.wildcards)
+        if "trials" in wildcards:
+            return set(pass_trials(wildcards["trials"]))
+        return {int(wildcards["trial"])} if "trial" in wildcards else set()
 
     def key(self) -> tuple:
         return (self.rule, self.wildcards)

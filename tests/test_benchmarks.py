@@ -35,3 +35,22 @@ def test_check_fails_when_a_ratio_misses_and_every_row_is_reported(fake_rows, tm
     ]
     assert runner.main(["--rows", "fast", "--check"]) == 0
     assert runner.main(["--rows", "slow"]) == 0  # without --check: report only
+
+
+def test_sweep_conditions_split_into_orders_times_rates():
+    from benchmarks.sweep_batching import RATES, grid
+
+    assert grid(20) == (4, RATES) and grid(10) == (2, RATES) and grid(1) == (1, RATES[:1])
+    assert grid(8) == (2, RATES[:4]) and grid(16) == (4, RATES[:4]) and grid(3) == (1, RATES[:3])
+    assert grid(7) == (7, RATES[:1])
+
+
+def test_batching_curves_run_on_tiny_sizes(capsys):
+    """The code path of ``--curve`` (not a measurement: a 2-layer model, a few samples)."""
+    argv = ["--rows", "trial_batching", "sweep_batching", "--curve", "--tiny", "--repeats", "1"]
+    assert runner.main([*argv, "--points", "1", "3", "--json", "/dev/null"]) == 0
+    out = capsys.readouterr().out
+    assert "trial_batching curve: MiniLM-L6, 2 layers (tiny) on cpu" in out
+    assert "k=  1:" in out and "k=  3:" in out and "k=3 trials batched / 3 sequential" in out
+    assert "  1 conditions (1 x 1):" in out and "  3 conditions (1 x 3):" in out
+    assert "sweep of 20 conditions" not in out  # 20 is not among the points: no target

@@ -2,6 +2,8 @@
 and of a generation task by the same function, each through its TaskScorer
 (skillneurons.paper_b.deactivation, skillneurons.paper_b.evaluation)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -107,6 +109,45 @@ def test_deactivation_of_either_kind_goes_through_its_scorer(kind):
         assert set(off) <= {0.0, 1.0} and len(off) == 4
     else:  # a ROUGE-L F1 per prompt
         assert len(off) == 2 and ((0 <= off) & (off <= 1)).all()
+
+
+def test_classification_conditions_batched_score_as_one_pass_each():
+    # B-T1's conditions of a classification task in few passes (issue 37, item 2)
+    loaded = tiny("masked_lm", word_tokenizer())
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():  # larger weights, so that deactivation changes predictions
+        for parameter in loaded.model.parameters():
+            if parameter.dim() == 2:
+                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
+    words = ["very", "not", "good", "bad"]
+    texts = [" ".join(words[(i + j) % 4] for j in range(1 + i % 3)) for i in range(24)]
+    frame = pd.DataFrame(
+        {"text_a": texts, "text_b": [None] * 24, "label": [i % 2 for i in range(24)]}
+    )
+    scorers = {
+        task: classification_scorer(
+            loaded,
+            dict.fromkeys(SPLITS, frame),
+            ["Negative", "Positive"],
+            "",
+            max_length=16,
+            batch_size=8,
+        )  # fmt: skip
+        for task in ("t", "u")
+    }
+    alone = {task: replace(scorer, evaluate_off=None) for task, scorer in scorers.items()}
+    width = ffn_sites(loaded.model)[0].width
+    neurons = {"t": {0: np.arange(0, width, 2), 1: np.arange(8)},
+               "u": {0: np.array([0, 1]), 1: np.arange(width)}}  # fmt: skip
+    args = {"neurons": neurons, "width": width, "random_draws": 3, "seed": 0}
+    together = deactivation_results(scorers, **args)
+    one_by_one = deactivation_results(alone, **args)
+    assert together.drop(columns="sample_scores").equals(one_by_one.drop(columns="sample_scores"))
+    for a, b in zip(together["sample_scores"], one_by_one["sample_scores"], strict=True):
+        np.testing.assert_array_equal(a, b)
+    original = together["sample_scores"][0]
+    changed = [not np.array_equal(row, original) for row in together["sample_scores"]]
+    assert sum(changed) >= 3  # deactivation changes predictions
 
 
 def test_deactivated_restores_the_model_and_refuses_unknown_methods():

@@ -286,3 +286,17 @@ def test_stand_ins_and_no_figure_task_when_none_fits():
     assert plan.figure_task("A-F2") is None
     assert not any("A-F2" in path for path in plan.paper_a_targets())
     assert plan.paper_b_targets() == []
+
+
+def test_prompt_tuning_passes():
+    # k = 2 over 5 trials: passes 0-1, 2-3, 4-4; the random-word trials (1) in one pass.
+    plan = plan_of("configs/smoke.yaml", prompt_tuning={"trials": 5, "trials_per_pass": 2})
+    assert [plan.prompt_pass(trial) for trial in plan.trials] == [
+        "0-1",
+        "0-1",
+        "2-3",
+        "2-3",
+        "4-4",
+    ]
+    assert plan.random_words_trials == [0] and plan.random_words_pass(0) == "0-0"
+    assert plan_of().trials_per_pass == 1 and plan_of("configs/llm.yaml").trials_per_pass == 1

@@ -33,7 +33,7 @@ from skillneurons.paper_a.pruning import (
     retuning_settings,
     save_pruned_model,
 )
-from skillneurons.paper_a.speed import compare_speed, forward_flops
+from skillneurons.paper_a.speed import compare_speed, elementwise_ops, forward_flops
 from tiny_models import FAMILIES as MODELS
 from tiny_models import tiny, word_tokenizer
 
@@ -304,6 +304,26 @@ def test_forward_flops_by_hand():
     assert forward_flops(classifier, t) == 2 * layer + head - saved
 
 
+def test_elementwise_ops_and_work_bound_by_hand():
+    loaded = tiny("masked_lm", word_tokenizer())  # hidden 16, FFN 32, 2 heads, 2 layers
+    classifier = PromptedClassifier(loaded, ["Negative", "Positive"], 3)
+    t = 7
+    # Per block: 2 LayerNorms (5 per element), softmax over 2 heads, GELU, 2 residuals.
+    block = 2 * 5 * t * 16 + 2 * t * t + t * 32 + 2 * t * 16
+    # Embeddings: word + position + token type tables summed, their LayerNorm; the
+    # head's LayerNorm at [MASK] only.
+    outside = 2 * t * 16 + 5 * t * 16 + 5 * 16
+    assert elementwise_ops(classifier, t) == 2 * block + outside == 4196
+    flops = forward_flops(classifier, t)
+    prune_model(loaded.model, {0: np.array([0, 1]), 1: np.array([5])}, torch.zeros(2, 32))
+    assert elementwise_ops(classifier, t) == 4196 - t * 30 - t * 31  # GELU of kept only
+    pruned_flops = forward_flops(classifier, t)
+    assert flops - pruned_flops == 2 * (2 * t * 16 * 30) + 2 * (2 * t * 16 * 31)
+    # Both models do the same 4196 - 427 operations pruning cannot remove: a lower bound.
+    work_bound = (flops + 4196) / (pruned_flops + 4196 - 427)
+    assert 1 < work_bound < flops / pruned_flops
+
+
 def test_interleaved_times_calls_each_run_in_turns():
     calls = []
     times = interleaved_times(
@@ -327,6 +347,8 @@ def test_compare_speed_reports_ratio_of_medians():
     )
     assert result["flop_bound"] > 1.0 and result["seq_len"] == 3 + batch["input_ids"].shape[1]
     assert result["efficiency"] == pytest.approx(result["speedup"] / result["flop_bound"])
+    assert 1.0 < result["work_bound"] < result["flop_bound"]
+    assert result["work_efficiency"] == pytest.approx(result["speedup"] / result["work_bound"])
     cpu = result["unpruned_cpu_median_s"] / result["pruned_cpu_median_s"]
     assert result["cpu_speedup"] == pytest.approx(cpu)
 
@@ -342,8 +364,8 @@ def test_pruning_table_rows():
     ]
     speed = {
         "t1": [
-            {"speedup": 1.5, "cpu_speedup": 1.4, "flop_bound": 1.6},
-            {"speedup": 1.7, "cpu_speedup": 1.6, "flop_bound": 1.6},
+            {"speedup": 1.5, "cpu_speedup": 1.4, "flop_bound": 1.6, "work_bound": 1.5},
+            {"speedup": 1.7, "cpu_speedup": 1.6, "flop_bound": 1.6, "work_bound": 1.7},
         ]
     }
     table = pruning_table(prompt, pruned, speed)
@@ -352,4 +374,5 @@ def test_pruning_table_rows():
     assert row["parameter_fraction"] == pytest.approx(0.6)
     assert row["speedup"] == pytest.approx(1.6) and row["flop_bound"] == pytest.approx(1.6)
     assert row["efficiency"] == pytest.approx(1.0) and row["cpu_speedup"] == pytest.approx(1.5)
+    assert row["work_bound"] == pytest.approx(1.6) and row["work_efficiency"] == pytest.approx(1.0)
     assert isinstance(table, pd.DataFrame) and list(table["task"]) == ["t1"]

@@ -10,6 +10,7 @@ breaks one job's files and reruns only what that needs.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -25,11 +26,14 @@ pytestmark = pytest.mark.slow
 RESULTS = f"results/{MODEL}"
 TRIAL = f"{RESULTS}/prompt_tuning/syn_sst2/trial0"
 DUMPS = f"{RESULTS}/activations/syn_sst2/trial0"
+PASS = f"{RESULTS}/prompt_tuning/syn_sst2/passes/trials0-0"
 KILLED_JOBS = {
-    # Killed between two dev evaluations: no output written yet.
+    # Killed between two dev evaluations: no output written yet. The trial's files are
+    # copies of its pass's (rule prompt_tuning_trial); the pass's folder goes too.
     "prompt_tuning": {
         "outputs": [f"{TRIAL}/prompt.safetensors", f"{TRIAL}/metrics.json"],
-        "log": f"logs/{MODEL}/prompt_tuning/syn_sst2/trial0.log",
+        "folders": [PASS],
+        "log": f"logs/{MODEL}/prompt_tuning/syn_sst2/trials0-0.log",
         "started": lambda workdir, log: "dev accuracy" in log,
     },
     # Killed after the baseline and the first dump were written, before the others.
@@ -78,6 +82,8 @@ def test_killed_job_leaves_nothing_complete_and_rerun_matches(rule, run_copy, co
     job = KILLED_JOBS[rule]
     for name in [*job["outputs"], job["log"]]:
         (run_copy / name).unlink()
+    for name in job.get("folders", []):
+        shutil.rmtree(run_copy / name)
     target = job["outputs"][-1]
     log = run_copy / job["log"]
 

@@ -78,9 +78,13 @@ def test_a_third_trial_reruns_no_job_of_the_first_two(run_copy):
     smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
     trials = smoke["prompt_tuning"]["trials"]
     jobs = reruns_after(run_copy, {"prompt_tuning": {"trials": trials + 1}})
-    new = [job for job in jobs if dict(job.wildcards).get("trial") == str(trials)]
-    assert {job.rule for job in new} >= {"prompt_tuning", "dump_activations"}
-    old = [job for job in jobs if dict(job.wildcards).get("trial", str(trials)) != str(trials)]
+    new = [job for job in jobs if job.trials == {trials}]
+    assert {job.rule for job in new} >= {
+        "prompt_tuning",
+        "prompt_tuning_trial",
+        "dump_activations",
+    }
+    old = [job for job in jobs if job.trials - {trials}]
     assert old == [], f"jobs of existing trials rerun: {old}"
     # Per-task outputs over all trials rerun because a trial was added, nothing else.
     for job in jobs:

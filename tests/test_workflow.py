@@ -330,6 +330,7 @@ def test_smoke_pruning_models_speed_and_table(smoke_run):
         assert [entry["trial"] for entry in trials] == [0, 1]
         for entry in trials:
             assert entry["flop_bound"] > 1 and entry["speedup"] > 0 and entry["threads"] == 1
+            assert 1 < entry["work_bound"] < entry["flop_bound"]
             assert entry["batch_size"] == 4 and entry["repeats"] == 3
     table = pd.read_csv(results / "tables/A-T4.csv")
     assert table["task"].tolist() == ["syn_sst2", "syn_tweet", "syn_agnews"]
@@ -343,6 +344,8 @@ def test_smoke_pruning_models_speed_and_table(smoke_run):
         "cpu_speedup",
         "flop_bound",
         "efficiency",
+        "work_bound",
+        "work_efficiency",
         "prompt_tuning_mean",
         "prompt_tuning_std",
         "pruned_mean",

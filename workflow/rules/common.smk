@@ -8,6 +8,7 @@ from pathlib import Path
 from snakemake.logging import logger
 
 from skillneurons.plan import Plan, names_regex
+from skillneurons.plan.passes import pass_trials
 from skillneurons.reporting.registry import rule_files
 
 PLAN = Plan(config)

@@ -13,6 +13,7 @@ from skillneurons.paper_a.registry import PAPER_A
 # cluster executor.
 localrules:
     random_label_words_table,
+    prompt_tuning_random_words_trial,
 
 
 rule word_selectivity:
@@ -65,10 +66,11 @@ rule prompt_tuning_random_words:
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-        metrics="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/metrics.json",
+        directory(
+            "results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/passes/trials{trials}"
+        ),
     log:
-        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trials{trials}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -104,10 +106,31 @@ rule prompt_tuning_random_words:
                 "max_length",
             ],
         ),
-        # Each draw its own prompt-init and data-order seed, shared with its control.
-        seed=lambda w: config["seed"] + 1000 * (int(w.draw) + 1) + int(w.trial),
+        # Each draw its own prompt-init and data-order seeds, shared with its control; a
+        # pass's trials trained together (as rule prompt_tuning).
+        trials=lambda w: pass_trials(w.trials),
+        seeds=lambda w: [
+            config["seed"] + 1000 * (int(w.draw) + 1) + trial
+            for trial in pass_trials(w.trials)
+        ],
     script:
         "../../scripts/shared/prompt_tuning.py"
+
+
+# One trial's files from its pass (as rule prompt_tuning_trial).
+rule prompt_tuning_random_words_trial:
+    input:
+        lambda w: f"results/{w.model}/random_label_words/{w.variant}{w.draw}/prompt_tuning/{w.task}/passes/trials{PLAN.random_words_pass(int(w.trial))}",
+    output:
+        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        metrics="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/metrics.json",
+    log:
+        "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    shell:
+        "cp {input}/trial{wildcards.trial}/prompt.safetensors {output.prompt} 2> {log} && "
+        "cp {input}/trial{wildcards.trial}/metrics.json {output.metrics} 2>> {log}"
 
 
 use rule dump_activations as dump_activations_random_words with:

@@ -1,5 +1,19 @@
-"""Prompt tuning (paper A, §2.1, appendix B): one job per model x task x trial. Paper A's
-skill neurons are read on these prompts; paper B compares its neurons with them."""
+"""Prompt tuning (paper A, §2.1, appendix B). Rule prompt_tuning trains one pass of a
+model x task: prompt_tuning.trials_per_pass trials together (skillneurons.plan.passes,
+skillneurons.models.trial_training: one forward pass per step for all of them), into a
+folder named by its first and last trial; rule prompt_tuning_trial copies one trial's
+files from its pass to the trial's own paths, which every later rule reads. Paper A's
+skill neurons are read on these prompts; paper B compares its neurons with them.
+
+Why a pass wildcard and a copy rule: Snakemake outputs cannot depend on a wildcard's
+value, so one rule cannot list a pass's trial files, and rules made in a loop (one per
+pass) would each have their own name, which the SLURM profiles' resources (the GPU
+partition) and --forcerun prompt_tuning could not name. A pass named by its trials keeps
+a pass's job unchanged when trials are added (only a new or grown last pass runs)."""
+
+
+localrules:
+    prompt_tuning_trial,
 
 
 rule prompt_tuning:
@@ -7,10 +21,9 @@ rule prompt_tuning:
         **{split: f"data/splits/{{task}}/{split}.parquet" for split in PLAN.splits},
         model=model_files,
     output:
-        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-        metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
+        directory("results/{model}/prompt_tuning/{task}/passes/trials{trials}"),
     log:
-        "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
+        "logs/{model}/prompt_tuning/{task}/trials{trials}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -37,9 +50,25 @@ rule prompt_tuning:
                 "max_length",
             ],
         ),
-        seed=lambda w: config["seed"] + int(w.trial),
+        trials=lambda w: pass_trials(w.trials),
+        seeds=lambda w: [config["seed"] + trial for trial in pass_trials(w.trials)],
     script:
         "../../scripts/shared/prompt_tuning.py"
+
+
+rule prompt_tuning_trial:
+    input:
+        lambda w: f"results/{w.model}/prompt_tuning/{w.task}/passes/trials{PLAN.prompt_pass(int(w.trial))}",
+    output:
+        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
+    log:
+        "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    shell:
+        "cp {input}/trial{wildcards.trial}/prompt.safetensors {output.prompt} 2> {log} && "
+        "cp {input}/trial{wildcards.trial}/metrics.json {output.metrics} 2>> {log}"
 
 
 # A GGUF model (e.g. smollm2-135m) converted once into a safetensors directory, which

@@ -52,6 +52,14 @@ class EncodedSplit:
         return {name: tensor.to(device) for name, tensor in batch.items()}
 
 
+def repeated_batch(batch: dict[str, torch.Tensor], groups: int) -> dict[str, torch.Tensor]:
+    """``batch``'s rows ``groups`` times over, one copy after the other (one row group
+    per prompt-tuning trial or perturbation condition)."""
+    return {
+        name: tensor.repeat(groups, *[1] * (tensor.dim() - 1)) for name, tensor in batch.items()
+    }
+
+
 def encode_split(
     tokenizer, text_a: Sequence[str], text_b: Sequence[str | None], labels, max_length: int
 ) -> EncodedSplit:

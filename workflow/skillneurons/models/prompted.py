@@ -159,13 +159,18 @@ class PromptedClassifier(torch.nn.Module):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
+        prompts: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         """The backbone's keyword arguments for a right-padded batch in this layout:
         ``inputs_embeds`` ``[batch, added + width, hidden]``, ``attention_mask`` and, when
-        the backbone takes them, ``token_type_ids`` or ``position_ids``."""
+        the backbone takes them, ``token_type_ids`` or ``position_ids``. ``prompts``
+        ``[batch, l, hidden]`` gives each row its own soft prompts (trials trained
+        together, :mod:`skillneurons.models.stacked_prompts`); by default every row
+        gets this classifier's."""
         batch = input_ids.shape[0]
         embed = self.backbone.get_input_embeddings()
-        prompts = self.prompts.expand(batch, -1, -1)
+        if prompts is None:
+            prompts = self.prompts.expand(batch, -1, -1)
         added = torch.ones(batch, self.added_length, dtype=attention_mask.dtype)
         added = added.to(attention_mask.device)
         if self.masked:
@@ -195,10 +200,12 @@ class PromptedClassifier(torch.nn.Module):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
+        prompts: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Last hidden state at the answer position, ``[batch, hidden]``: the ``[MASK]``
-        (masked models) or the last position (causal LMs: the next token after ``p_l``)."""
-        kwargs = self.sequence(input_ids, attention_mask, token_type_ids)
+        (masked models) or the last position (causal LMs: the next token after ``p_l``);
+        ``prompts`` as in :meth:`sequence`."""
+        kwargs = self.sequence(input_ids, attention_mask, token_type_ids, prompts)
         hidden = self.backbone.base_model(**kwargs).last_hidden_state
         return hidden[:, 0] if self.masked else hidden[:, -1]
 

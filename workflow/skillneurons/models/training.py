@@ -210,13 +210,7 @@ def train(
     return result
 
 
-def result_metrics(
-    model: torch.nn.Module,
-    result: TrainingResult,
-    test: EncodedSplit,
-    batch_size: int,
-    pad_id: int,
-) -> dict:
+def run_metrics(result: TrainingResult, test_accuracy: float) -> dict:
     """What every tuning method reports of a :func:`train` run: the dev curve, best step,
     steps taken, whether the dev curve levelled off before ``max_steps``
     (:attr:`TrainingResult.converged`), best dev accuracy and the test accuracy of the
@@ -227,8 +221,20 @@ def result_metrics(
         "steps": result.steps,
         "converged": result.converged,
         "dev_accuracy": result.best_dev_accuracy,
-        "test_accuracy": accuracy(model, test, batch_size, pad_id),
+        "test_accuracy": test_accuracy,
     }
+
+
+def result_metrics(
+    model: torch.nn.Module,
+    result: TrainingResult,
+    test: EncodedSplit,
+    batch_size: int,
+    pad_id: int,
+) -> dict:
+    """:func:`run_metrics` with the test accuracy of ``model`` (the best state) on
+    ``test``."""
+    return run_metrics(result, accuracy(model, test, batch_size, pad_id))
 
 
 def majority_rate(labels: torch.Tensor) -> float:

@@ -196,9 +196,69 @@ class NeuronEdit:
         return edited
 
 
+@dataclass(frozen=True, eq=False)  # eq=False: tensor fields compare by identity
+class GroupedEdit:
+    """Edits of one layer that differ by row group: a batch of ``groups x n`` rows, one
+    condition's ``n`` rows after another, where group ``g`` edits the neurons
+    ``chosen[g]`` (bool ``[groups, width]``) and leaves the others bit-identical. Several
+    perturbation conditions then go through one forward pass (issue 37).
+
+    ``mode`` is ``"add"`` or ``"set"``; ``value`` is a scalar, a tensor broadcastable to
+    ``[n, len(positions), width]`` (one value per neuron of the layer), or a callable
+    ``value(shape, device, dtype)`` called once per forward pass with the shape of
+    **one** group, ``[n, positions, width]``: every group gets the same draw, as
+    separate passes of common random numbers would (:class:`NeuronEdit`'s ``value``);
+    ``positions`` as in :class:`NeuronEdit`.
+    """
+
+    chosen: torch.Tensor
+    mode: str
+    value: NeuronValue = 0.0
+    positions: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("add", "set"):
+            raise ValueError(f"grouped edit mode {self.mode!r} is unknown; use add or set")
+        object.__setattr__(self, "chosen", torch.as_tensor(self.chosen, dtype=torch.bool))
+        if self.positions is not None:
+            positions = torch.as_tensor(self.positions, dtype=torch.long).reshape(-1)
+            object.__setattr__(self, "positions", positions)
+
+    @property
+    def neurons(self) -> torch.Tensor:
+        """Every neuron some group edits (checked against the layer's width)."""
+        return self.chosen.any(dim=0).nonzero().reshape(-1)
+
+    def apply(self, a: torch.Tensor) -> torch.Tensor:
+        """Return an edited copy of ``a`` ``[groups x n, positions, width]``."""
+        groups, width = self.chosen.shape
+        if a.shape[0] % groups or a.shape[-1] != width:
+            raise ValueError(f"rows of shape {tuple(a.shape)} do not split into {groups} groups")
+        grouped = a.view(groups, a.shape[0] // groups, *a.shape[1:])
+        if self.positions is None:
+            selected = grouped
+        else:
+            positions = self.positions.to(a.device) % a.shape[1]
+            selected = grouped[:, :, positions]  # [groups, n, positions, width]
+        value = self.value
+        if callable(value):
+            value = value(selected.shape[1:], a.device, a.dtype)
+        value = torch.as_tensor(value, device=a.device, dtype=a.dtype)
+        new = selected + value if self.mode == "add" else value.expand_as(selected)
+        new = torch.where(self.chosen.to(a.device)[:, None, None, :], new, selected)
+        if self.positions is None:
+            return new.view(a.shape)
+        edited = grouped.clone()
+        edited[:, :, positions] = new
+        return edited.view(a.shape)
+
+
 @contextmanager
-def edit_activations(model: nn.Module, edits: Mapping[int, NeuronEdit]) -> Iterator[None]:
-    """Apply ``edits`` (layer -> :class:`NeuronEdit`) to ``a`` in every forward pass.
+def edit_activations(
+    model: nn.Module, edits: Mapping[int, NeuronEdit | GroupedEdit]
+) -> Iterator[None]:
+    """Apply ``edits`` (layer -> :class:`NeuronEdit` or :class:`GroupedEdit`) to ``a`` in
+    every forward pass.
 
     Forward pre-hooks on the output projections replace their input by an edited copy
     (never in place), so autograd still works and non-selected neurons are bit-identical.

@@ -18,7 +18,9 @@ from skillneurons.infra.io import stable_hash
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.prompted import PromptedClassifier
-from skillneurons.models.training import TrainingSettings, majority_rate, result_metrics, train
+from skillneurons.models.stacked_prompts import StackedPrompts, predict_trials
+from skillneurons.models.training import TrainingSettings, majority_rate, run_metrics
+from skillneurons.models.trial_training import train_trials
 from skillneurons.models.verbalizer import SCORING
 from skillneurons.reporting.stats import accuracy_summary
 
@@ -29,48 +31,62 @@ def tune_prompts(
     *,
     label_words: Sequence[str],
     settings: Mapping[str, object],
-    seed: int,
-    progress: bool = True,
-) -> tuple[PromptedClassifier, dict]:
-    """Run one prompt-tuning trial; return the tuned classifier and its metrics.
+    seeds: Sequence[int],
+) -> list[tuple[PromptedClassifier, dict]]:
+    """Run one prompt-tuning trial per seed, all in one pass
+    (:func:`skillneurons.models.trial_training.train_trials`); return each trial's
+    tuned classifier and metrics, in the order of ``seeds``.
 
-    ``settings`` is the config's ``prompt_tuning`` block; ``seed`` seeds both the
-    prompt initialisation and the data order of this trial.
+    ``settings`` is the config's ``prompt_tuning`` block; a trial's seed seeds both its
+    prompt initialisation and its data order, as a run of its own would. The
+    classifiers live on the backbone's device.
     """
-    classifier = PromptedClassifier(
-        loaded,
-        label_words,
-        settings["prompt_length"],
-        init_std=settings["init_std"],
-        seed=seed,
-        init=settings.get("init", "normal"),
-    )
+    classifiers = [
+        PromptedClassifier(
+            loaded,
+            label_words,
+            settings["prompt_length"],
+            init_std=settings["init_std"],
+            seed=seed,
+            init=settings.get("init", "normal"),
+        ).to(loaded.model.device)
+        for seed in seeds
+    ]
+    first = classifiers[0]
     max_length = int(settings["max_length"])
-    if classifier.max_input_length is not None and max_length > classifier.max_input_length:
+    if first.max_input_length is not None and max_length > first.max_input_length:
         raise ValueError(
-            f"prompt_tuning.max_length={max_length} plus {classifier.added_length} prompt "
-            f"positions exceeds the model's {classifier.backbone.config.max_position_embeddings}"
-            f" positions; lower max_length to at most {classifier.max_input_length}"
+            f"prompt_tuning.max_length={max_length} plus {first.added_length} prompt "
+            f"positions exceeds the model's {first.backbone.config.max_position_embeddings}"
+            f" positions; lower max_length to at most {first.max_input_length}"
         )
     encoded = {name: encode_frame(loaded, frame, max_length) for name, frame in splits.items()}
-    training = TrainingSettings.from_config(settings, seed)
-    pad_id = classifier.pad_id
-    result = train(
-        classifier, encoded["train"], encoded["dev"], training, pad_id, progress=progress
-    )
-    metrics = {
+    training = [TrainingSettings.from_config(settings, seed) for seed in seeds]
+    stacked = StackedPrompts(classifiers)
+    results = train_trials(stacked, encoded["train"], encoded["dev"], training, first.pad_id)
+    test = encoded["test"]
+    eval_batch_size = training[0].eval_batch_size
+    predicted = predict_trials(stacked, test, eval_batch_size, first.pad_id, range(len(seeds)))
+    shared = {
         "label_words": list(label_words),
-        "label_token_ids": classifier.label_ids,
+        "label_token_ids": first.label_ids,
         "scoring": SCORING[loaded.kind],
-        "prompt_length": classifier.prompt_length,
-        "seed": seed,
-        **result_metrics(classifier, result, encoded["test"], training.eval_batch_size, pad_id),
-        "test_majority_rate": majority_rate(encoded["test"].labels),
-        "settings_hash": stable_hash(
-            {"settings": dict(settings), "label_words": list(label_words)}
-        ),
+        "prompt_length": first.prompt_length,
     }
-    return classifier, metrics
+    settings_hash = stable_hash({"settings": dict(settings), "label_words": list(label_words)})
+    trials = []
+    for classifier, seed, result, right in zip(
+        stacked.classifiers, seeds, results, predicted == test.labels, strict=True
+    ):
+        metrics = {
+            **shared,
+            "seed": seed,
+            **run_metrics(result, right.float().mean().item()),
+            "test_majority_rate": majority_rate(test.labels),
+            "settings_hash": settings_hash,
+        }
+        trials.append((classifier, metrics))
+    return trials
 
 
 def prompt_tuning_table(metrics: Sequence[Mapping[str, object]]) -> pd.DataFrame:

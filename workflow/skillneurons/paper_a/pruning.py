@@ -392,7 +392,9 @@ def pruning_table(
     ``test_accuracy`` (the pruned ones also ``parameter_fraction``); ``speed`` maps a
     task to its per-trial :func:`skillneurons.paper_a.speed.compare_speed` results. Accuracy is
     "mean ± std" over trials in %; parameter fraction, speedup (wall clock), CPU-time
-    speedup and FLOP bound are means over trials; ``efficiency`` is speedup / bound.
+    speedup, FLOP bound and work bound (the bound that counts the work pruning cannot
+    remove, :func:`skillneurons.paper_a.speed.elementwise_ops`) are means over trials;
+    ``efficiency`` and ``work_efficiency`` are speedup / each bound.
     """
     from skillneurons.reporting.stats import accuracy_summary
 
@@ -405,6 +407,7 @@ def pruning_table(
         speedup = float(np.mean([s["speedup"] for s in speed[task]]))
         cpu_speedup = float(np.mean([s["cpu_speedup"] for s in speed[task]]))
         bound = float(np.mean([s["flop_bound"] for s in speed[task]]))
+        work_bound = float(np.mean([s["work_bound"] for s in speed[task]]))
         rows.append(
             {
                 "task": task,
@@ -416,6 +419,8 @@ def pruning_table(
                 "cpu_speedup": cpu_speedup,
                 "flop_bound": bound,
                 "efficiency": speedup / bound,
+                "work_bound": work_bound,
+                "work_efficiency": speedup / work_bound,
                 "prompt_tuning_mean": pt_mean,
                 "prompt_tuning_std": pt_std,
                 "pruned_mean": pr_mean,

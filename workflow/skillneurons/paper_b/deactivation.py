@@ -106,15 +106,25 @@ def deactivation_results(
     """B-T1 / B-F5a-b (the module docstring): every task's test scores on the model
     under ``scorers`` as trained, with each task's ``neurons`` deactivated (``by``) and
     with ``random_draws`` layer-matched random draws of its own task's count (``width``
-    neurons per layer). Columns :data:`skillneurons.paper_b.evaluation.COLUMNS`."""
+    neurons per layer). Columns :data:`skillneurons.paper_b.evaluation.COLUMNS`. A
+    classification task's conditions with neurons off by their activations go through
+    the model together (:attr:`TaskScorer.evaluate_off`): the same predictions as one
+    pass each up to the rounding of larger matrix products."""
     rows = []
-    for condition, source, draw, eval_task, off in deactivation_conditions(
-        scorers, neurons, width, random_draws, seed
-    ):
-        scorer = scorers[eval_task]
-        with deactivated(scorer.head, off, by):
-            scores = scorer.evaluate("test")[0]
-        rows.append(result_row(condition, source, draw, eval_task, scorer.metric, scores))
+    for eval_task, scorer in scorers.items():
+        conditions = list(deactivation_conditions([eval_task], neurons, width, random_draws, seed))
+        scores = [None] * len(conditions)
+        if by == "activations" and scorer.evaluate_off is not None:
+            grouped = [i for i, c in enumerate(conditions) if any(len(v) for v in c[4].values())]
+            off = scorer.evaluate_off("test", [conditions[i][4] for i in grouped])
+            for i, row in zip(grouped, off, strict=True):
+                scores[i] = row
+        for i, (*_, neurons_off) in enumerate(conditions):
+            if scores[i] is None:
+                with deactivated(scorer.head, neurons_off, by):
+                    scores[i] = scorer.evaluate("test")[0]
+        for (condition, source, draw, _, _), row in zip(conditions, scores, strict=True):
+            rows.append(result_row(condition, source, draw, eval_task, scorer.metric, row))
     return results_frame(rows)
 
 

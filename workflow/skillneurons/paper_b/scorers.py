@@ -30,6 +30,8 @@ import torch
 from skillneurons.data.splits import read_split
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.training import accuracy, predict
+from skillneurons.neurons.perturbation.noise import PerturbationSettings
+from skillneurons.neurons.perturbation.sweep import grouped_predictions
 from skillneurons.paper_b.classifiers import encode_task, task_classifier
 from skillneurons.paper_b.generation_scoring import (
     ScoredSplit,
@@ -41,6 +43,8 @@ from skillneurons.paper_b.generation_scoring import (
 KINDS = ("classification", "generation")
 #: The metric of each kind of task.
 METRICS = {"classification": "accuracy", "generation": "rouge_l"}
+#: Deactivation by activations as a perturbation: activation 0 at every position.
+ZEROED = PerturbationSettings(kind="zero")
 SPLITS = ("train", "dev", "test")
 
 
@@ -54,13 +58,18 @@ class TaskScorer:
     its best state by (a classification task's dev accuracy as the training loop
     computes it, :func:`skillneurons.models.training.accuracy`, ``eval_batch_size`` at a
     time; a generation task's mean dev ROUGE-L, decoded at its own batch size,
-    ``paper_b.generation.eval_batch_size``)."""
+    ``paper_b.generation.eval_batch_size``). ``evaluate_off(split, conditions)``, where
+    a task has it (classification): per-sample scores ``[conditions, samples]`` with
+    each condition's neurons (``{layer: indices}``) deactivated by their activations,
+    the conditions batched into few forward passes
+    (:func:`skillneurons.neurons.perturbation.sweep.grouped_predictions`, kind ``zero``)."""
 
     head: torch.nn.Module
     train: object
     kind: str
     evaluate: Callable[[str], tuple[np.ndarray, int]]
     dev_score: Callable[[int], float]
+    evaluate_off: Callable[[str, Sequence[Mapping[int, np.ndarray]]], np.ndarray] | None = None
 
     @property
     def metric(self) -> str:
@@ -94,7 +103,13 @@ def classification_scorer(
     def dev_score(eval_batch_size: int) -> float:
         return accuracy(head, encoded["dev"], eval_batch_size, head.pad_id)
 
-    return TaskScorer(head, encoded["train"], "classification", evaluate, dev_score)
+    def evaluate_off(split: str, conditions: Sequence[Mapping[int, np.ndarray]]) -> np.ndarray:
+        predicted = grouped_predictions(
+            head, encoded[split], conditions, ZEROED, head.pad_id, batch_size
+        )
+        return (predicted == encoded[split].labels).numpy().astype(np.float64)
+
+    return TaskScorer(head, encoded["train"], "classification", evaluate, dev_score, evaluate_off)
 
 
 def generation_scorer(

@@ -9,6 +9,7 @@ both papers, beside :mod:`skillneurons.config`.
 
 - :mod:`.tasks`: which tasks a stage runs on (a config section's ``tasks`` key), the
   wildcard regex of a list of names;
+- :mod:`.passes`: which prompt-tuning trials one job trains together;
 - :mod:`.paper_a`: paper A's lists, the task each single-task figure shows
   (:attr:`Plan.figure_tasks`: decided here and only here), inputs and targets;
 - :mod:`.paper_b`: paper B's tasks, groups, orders, scoring, inputs and targets.
@@ -25,6 +26,7 @@ from skillneurons.paper_a.registry import PAPER_A
 from skillneurons.paper_b.registry import PAPER_B
 from skillneurons.plan.paper_a import PaperAPlan
 from skillneurons.plan.paper_b import PaperBPlan
+from skillneurons.plan.passes import pass_of
 from skillneurons.plan.tasks import (
     AUTO,
     AUTO_TYPES,
@@ -54,6 +56,8 @@ class Plan(PaperAPlan, PaperBPlan):
         self.gguf_models = gguf_models(config["models"], config["model_definitions"])
         self.splits = list(SPLITS)
         self.trials = list(range(config["prompt_tuning"]["trials"]))
+        #: Prompt-tuning trials trained together by one job (skillneurons.plan.passes).
+        self.trials_per_pass = config["prompt_tuning"]["trials_per_pass"]
         #: The sections whose ``tasks: auto`` chose, and what (for the log).
         self.auto_choices: dict[str, list[str]] = {}
         self._plan_paper_a(config)
@@ -72,6 +76,11 @@ class Plan(PaperAPlan, PaperBPlan):
     def first_task(self, condition: Callable[[TaskSpec], bool]) -> str | None:
         """The first configured task whose spec satisfies ``condition`` (None if none)."""
         return next((name for name, spec in self.tasks.items() if condition(spec)), None)
+
+    def prompt_pass(self, trial: int) -> str:
+        """The name of the prompt-tuning pass that trains ``trial`` (one job trains a
+        pass's trials together; :mod:`skillneurons.plan.passes`)."""
+        return pass_of(trial, len(self.trials), self.trials_per_pass)
 
     def label_words(self, task: str) -> list[str]:
         """The verbalizer's label words of a task (skillneurons.models.label_words)."""

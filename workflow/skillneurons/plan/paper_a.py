@@ -9,6 +9,7 @@ from skillneurons.config import ConfigError
 from skillneurons.paper_a.ablation_settings import resolve_settings
 from skillneurons.paper_a.controls import DEFAULT_HARD_PROMPTS
 from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.plan.passes import pass_of
 from skillneurons.plan.tasks import expand
 from skillneurons.reporting.registry import targets
 
@@ -30,6 +31,11 @@ class PaperAPlan:
             config["ablation"]["settings"], config["perturbation"], config["ranking"]["scope"]
         )
         self.figure_tasks = self._figure_tasks()
+
+    def random_words_pass(self, trial: int) -> str:
+        """The name of the random-label-word pass that trains ``trial`` (as
+        :meth:`skillneurons.plan.Plan.prompt_pass`, over ``random_label_words.trials``)."""
+        return pass_of(trial, len(self.random_words_trials), self.trials_per_pass)
 
     def _figure_tasks(self) -> dict[str, list[str]]:
         """The task(s) each single-task figure of paper A shows, by paper ID: A-F1 a binary

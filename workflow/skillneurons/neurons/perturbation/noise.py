@@ -10,14 +10,14 @@ each neuron's std where the noise lands.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from skillneurons.models.sites import ffn_sites
-from skillneurons.neurons.hooks import NeuronEdit
+from skillneurons.neurons.hooks import GroupedEdit, NeuronEdit
 
 KINDS = ("gaussian", "zero", "baseline")
 POSITIONS = ("all", "prompt")
@@ -124,6 +124,55 @@ def perturbation_edits(
             )
             noise = _noise(settings, generator, sites[layer].width, chosen, unit)
             edits[layer] = NeuronEdit(chosen, "add", noise, positions)
+    return edits
+
+
+def grouped_perturbation_edits(
+    model: torch.nn.Module,
+    conditions: Sequence[Mapping[int, torch.Tensor]],
+    settings: PerturbationSettings,
+    *,
+    positions: torch.Tensor | None = None,
+    baseline: np.ndarray | torch.Tensor | None = None,
+    scale: np.ndarray | torch.Tensor | None = None,
+) -> dict[int, GroupedEdit]:
+    """:func:`perturbation_edits` of several conditions (``{layer: neuron indices}``
+    each) at once: per layer one :class:`GroupedEdit` whose group ``g`` perturbs
+    ``conditions[g]``'s neurons, for a batch that holds each condition's rows in turn.
+
+    A neuron gets what :func:`perturbation_edits` gives it: the same baseline value,
+    and noise from the same generator (seeded by ``settings.seed`` and the layer), drawn
+    for all the layer's neurons and shared by every condition, so that each condition's
+    rows get exactly the noise of a pass of its own.
+    """
+    if settings.kind == "baseline" and baseline is None:
+        raise ValueError("perturbation kind 'baseline' needs the baseline activation a_bsl")
+    gaussian_std = settings.kind == "gaussian" and settings.unit == "neuron_std"
+    if gaussian_std and scale is None:
+        raise ValueError("perturbation unit 'neuron_std' needs each neuron's activation std")
+    sites = ffn_sites(model)
+    device = next(model.parameters()).device
+    layers = sorted({layer for neurons in conditions for layer, n in neurons.items() if len(n)})
+    edits = {}
+    for layer in layers:
+        width = sites[layer].width
+        chosen = torch.zeros(len(conditions), width, dtype=torch.bool)
+        for group, neurons in enumerate(conditions):
+            chosen[group, torch.as_tensor(neurons.get(layer, []), dtype=torch.long)] = True
+        if settings.kind == "zero":
+            edits[layer] = GroupedEdit(chosen, "set", 0.0, positions)
+        elif settings.kind == "baseline":
+            values = _layer_baseline(baseline, layer, settings.positions)
+            edits[layer] = GroupedEdit(chosen, "set", values, positions)
+        else:
+            unit = None
+            if gaussian_std:
+                unit = torch.as_tensor(np.asarray(scale[layer]), dtype=torch.float32)
+            generator = torch.Generator(device=device).manual_seed(
+                _layer_seed(settings.seed, layer)
+            )
+            noise = _noise(settings, generator, width, torch.arange(width), unit)
+            edits[layer] = GroupedEdit(chosen, "add", noise, positions)
     return edits
 
 

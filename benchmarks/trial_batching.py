@@ -1,0 +1,124 @@
+"""The ``trial_batching`` row: ``k = 3`` prompt-tuning trials of one task trained
+together, one forward pass of ``3 x B`` rows per step
+(:func:`skillneurons.models.trial_training.train_trials`), against the same three
+trials trained one after the other (:func:`skillneurons.models.training.train`), on
+MiniLM-L6 with a dev evaluation at the last step (issue 37, item 1).
+
+:func:`curve` measures the same ratio at every ``k`` of :data:`CURVE` (``python -m
+benchmarks --rows trial_batching --curve``): where the ratio stops falling, larger
+matrix products stop paying on that machine, and ``prompt_tuning.trials_per_pass``
+should stay below it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from benchmarks.common import Ratio, Row, median_times, minilm
+from skillneurons.models.encoding import EncodedSplit, encode_split
+from skillneurons.models.loading import LoadedModel
+from skillneurons.models.prompted import PromptedClassifier
+from skillneurons.models.stacked_prompts import StackedPrompts
+from skillneurons.models.training import TrainingSettings, train
+from skillneurons.models.trial_training import train_trials
+
+#: Batched trials / sequential trials.
+TARGET = 0.8
+#: The trials per pass of the ratio curve.
+CURVE = (1, 2, 3, 5, 8)
+
+
+def review_split(loaded: LoadedModel, samples: int) -> EncodedSplit:
+    texts = [
+        f"the film was {'not ' * (i % 2)}good and the acting was fine {i}" for i in range(samples)
+    ]
+    labels = [i % 2 for i in range(samples)]
+    return encode_split(loaded.tokenizer, texts, [None] * samples, labels, 64)
+
+
+def trial_times(
+    loaded: LoadedModel,
+    split: EncodedSplit,
+    trials: int,
+    steps: int,
+    prompt_length: int,
+    repeats: int,
+) -> tuple[float, float]:
+    """Median seconds of ``trials`` trials of ``steps`` steps one after the other, and
+    trained together."""
+    pad = loaded.tokenizer.pad_token_id
+    device = loaded.model.device
+    seeds = list(range(trials))
+    settings = [
+        TrainingSettings(
+            batch_size=16, eval_batch_size=64, max_steps=steps, eval_every=steps, seed=seed
+        )
+        for seed in seeds
+    ]
+
+    def classifiers() -> list[PromptedClassifier]:
+        words = ["Negative", "Positive"]
+        return [
+            PromptedClassifier(loaded, words, prompt_length, seed=seed).to(device)
+            for seed in seeds
+        ]
+
+    def sequential() -> None:
+        for classifier, trial in zip(classifiers(), settings, strict=True):
+            train(classifier, split, split, trial, pad, progress=False)
+
+    def batched() -> None:
+        train_trials(StackedPrompts(classifiers()), split, split, settings, pad)
+
+    times = median_times({"sequential": sequential, "batched": batched}, repeats)
+    return times["sequential"]["median_s"], times["batched"]["median_s"]
+
+
+def run(
+    repeats: int,
+    trials: int = 3,
+    steps: int = 4,
+    prompt_length: int = 8,
+    *,
+    device: str = "cpu",
+    tiny: bool = False,
+) -> Row:
+    loaded = minilm(device, tiny)
+    split = review_split(loaded, 16 if tiny else 64)
+    steps = 1 if tiny else steps
+    one_by_one, together = trial_times(loaded, split, trials, steps, prompt_length, repeats)
+    return Row(
+        "trial_batching",
+        [
+            f"trial_batching: {loaded.source} on {device}, {trials} prompt-tuning trials of "
+            f"{steps} steps (batch 16) and one dev evaluation of {len(split)} samples each",
+            f"  one after the other  {1000 * one_by_one:8.1f} ms",
+            f"  together             {1000 * together:8.1f} ms",
+        ],
+        [Ratio(f"k={trials} trials batched / {trials} sequential", together / one_by_one, TARGET)],
+        {"sequential_s": one_by_one, "batched_s": together},
+    )
+
+
+def curve(
+    repeats: int, points: Sequence[int] = CURVE, *, device: str = "cpu", tiny: bool = False
+) -> Row:
+    """The ratio batched / sequential at every ``k`` of ``points``; the target holds
+    at ``k = 3`` when it is among them (a report only otherwise)."""
+    loaded = minilm(device, tiny)
+    split = review_split(loaded, 16 if tiny else 64)
+    steps = 1 if tiny else 4
+    lines = [
+        f"trial_batching curve: {loaded.source} on {device}, trials of {steps} steps "
+        "(batch 16) and one dev evaluation each, trained together / one after the other"
+    ]
+    ratios, numbers = [], {}
+    for k in points:
+        one_by_one, together = trial_times(loaded, split, k, steps, 8, repeats)
+        lines.append(
+            f"  k={k:3d}: {1000 * one_by_one:8.1f} ms sequential, {1000 * together:8.1f} ms "
+            f"together, ratio {together / one_by_one:.3f}"
+        )
+        numbers[f"k={k}"] = together / one_by_one
+        if k == 3:
+            ratios.append(Ratio("k=3 trials batched / 3 sequential", numbers["k=3"], TARGET))
+    return Row("trial_batching", lines, ratios, numbers)
