@@ -16,16 +16,6 @@ for section, chosen in PLAN.auto_choices.items():
     logger.info(f"{section}.tasks: auto -> {chosen}")
 
 
-#: The findings engine's settings for the intervals the figures draw (the keyword
-#: arguments of skillneurons.reporting.findings.BootstrapSettings; min_runs only
-#: decides verdicts).
-INTERVALS = {
-    "resamples": config["findings"]["bootstrap"],
-    "alpha": config["findings"]["alpha"],
-    "seed": config["seed"],
-}
-
-
 def pick(section, keys):
     """The ``keys`` of config ``section`` that a job's settings read (the rule lists
     them), and nothing more, so that changing another key of the section reruns nothing.

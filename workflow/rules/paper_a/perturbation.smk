@@ -125,7 +125,7 @@ rule figure_perturbation_all_tasks:
         eval_tasks=list(PLAN.tasks),
         own_order_only=False,
         title="A-F11: accuracy vs perturbation rate, by source-task order",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_a/figure_perturbation_curves.py"
 
@@ -139,7 +139,7 @@ use rule figure_perturbation_all_tasks as figure_perturbation_example with:
         eval_tasks=PLAN.figure_tasks["A-F4"],
         own_order_only=False,
         title="A-F4: accuracy vs perturbation rate",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
 
 
 use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
@@ -151,7 +151,7 @@ use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
         eval_tasks=list(PLAN.tasks),
         own_order_only=True,
         title="A-F15: predictivity order vs random vs selectivity index",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
 
 
 rule task_correlation:

@@ -193,7 +193,7 @@ rule figure_predictivity_baselines:
             "input_max": "Max. over input tokens",
         },
         title="A-F3/A-F9: neuron predictivity on dev, mean over trials",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_a/figure_predictivity.py"
 
@@ -211,4 +211,4 @@ use rule figure_predictivity_baselines as figure_predictivity_definitions with:
             "positive": "positive correlation only",
         },
         title="A-F10: definitions of predictivity, mean over trials",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,

@@ -119,7 +119,7 @@ use rule figure_perturbation_all_tasks as figure_adapter_curves with:
         eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
         title="A-F12: adapter accuracy vs perturbation rate in prompt-tuning orders",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
 
 
 use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
@@ -133,7 +133,7 @@ use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
         eval_tasks=PLAN.tuning_tasks,
         own_order_only=False,
         title="A-F13: BitFit accuracy vs perturbation rate in prompt-tuning orders",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
 
 
 use rule figure_perturbation_all_tasks as figure_bitfit_example with:
@@ -147,7 +147,7 @@ use rule figure_perturbation_all_tasks as figure_bitfit_example with:
         eval_tasks=PLAN.figure_tasks["A-F7"],
         own_order_only=False,
         title=f"A-F7: BitFit accuracy on {PLAN.figure_task('A-F7')} vs perturbation rate",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
 
 
 use rule neuronal_importance as tuning_method_importance with:

@@ -101,6 +101,6 @@ rule continual_tables:
         title="B-T5: continual learning, CL (Eq. 4, %) per order and method",
         matrix_title="B-T5 matrices: accuracy a_ij (%) of task i after stage j",
         forgetting_title="B-F4: FG_j (Eq. 5, % of per-task FT) after each stage",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_b/continual_tables.py"

@@ -137,7 +137,7 @@ rule proportion_tables:
         "trained, a group's training tasks together",
         single_title="B-F6: score (%: accuracy, ROUGE-L x100) vs share of task neurons "
         "trained, one model per training task",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_b/proportion_tables.py"
 

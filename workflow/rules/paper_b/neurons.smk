@@ -305,6 +305,6 @@ rule figure_comparison:
         kind=config["paper_b"]["comparison"]["kind"],
         title="AB-F1: accuracy as neurons are deactivated (or perturbed) in paper A's "
         "and paper B's orders and layer-matched random ones",
-        intervals=INTERVALS,
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_b/figure_comparison.py"

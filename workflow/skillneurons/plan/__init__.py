@@ -58,6 +58,14 @@ class Plan(PaperAPlan, PaperBPlan):
         self.trials = list(range(config["prompt_tuning"]["trials"]))
         #: Prompt-tuning trials trained together by one job (skillneurons.plan.passes).
         self.trials_per_pass = config["prompt_tuning"]["trials_per_pass"]
+        #: The findings engine's settings for the intervals figures draw (keyword
+        #: arguments of skillneurons.reporting.findings.BootstrapSettings; min_runs only
+        #: decides verdicts).
+        self.intervals = {
+            "resamples": config["findings"]["bootstrap"],
+            "alpha": config["findings"]["alpha"],
+            "seed": config["seed"],
+        }
         #: The sections whose ``tasks: auto`` chose, and what (for the log).
         self.auto_choices: dict[str, list[str]] = {}
         self._plan_paper_a(config)
