@@ -117,7 +117,7 @@ def test_splits_keep_the_configured_sizes(generation_run):
 
 def test_the_training_results_and_the_table(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training/run0"
     results = pd.read_parquet(folder / f"{TASK}.parquet")
     zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
     assert zero_shot["eval_task"].tolist() == [TASK, TEST_TASK]
@@ -147,7 +147,7 @@ def test_the_training_results_and_the_table(generation_run):
 
 def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training/run0"
     results = pd.concat(pd.read_parquet(folder / f"{t}.parquet") for t in (TASK, TEST_TASK))
     zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
     zero_shot = zero_shot.set_index("eval_task")["score"]

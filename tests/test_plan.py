@@ -231,11 +231,30 @@ def test_part_one_by_kind(smollm):
     assert smollm.generation_findings_files(model) == {
         "generation_deactivation": f"{folder}/deactivation.parquet",
         "generation_training": [
-            f"results/{model}/paper_b/neuron_training/{task}.parquet"
+            f"results/{model}/paper_b/neuron_training/run0/{task}.parquet"
             for task in ("syn_sciq", "syn_tweetqa")
         ],
         "generation_zero_shot": f"{folder}/zero_shot.parquet",
     }
+
+
+def test_paper_b_runs_seeds_and_files(default):
+    """paper_b.runs: run r trains with seed + r, draws its random neurons from seed + r x
+    random_draws on (config.yaml: seed 42, 3 draws), and writes to run{r}/."""
+    assert default.paper_b_runs == [0]
+    assert [default.run_seed(0), default.draw_seed(0)] == [42, 42]
+    three = plan_of(paper_b={"runs": 3})
+    assert three.paper_b_runs == [0, 1, 2]
+    assert [three.run_seed(r) for r in ("0", "1", "2")] == [42, 43, 44]
+    # draws 42-44, 45-47, 48-50: no two runs share a random set
+    assert [three.draw_seed(r) for r in (0, 1, 2)] == [42, 45, 48]
+    assert three.neuron_training_files("m", ["a", "b"]) == [
+        f"results/m/paper_b/neuron_training/run{r}/{t}.parquet" for r in range(3) for t in "ab"
+    ]
+    assert plan_of("configs/paper.yaml").paper_b_runs == [0, 1, 2]
+    assert plan_of("configs/llm.yaml").paper_b_runs == [0, 1, 2]
+    with pytest.raises(ConfigError, match="runs"):
+        plan_of(paper_b={"runs": 0})
 
 
 def test_part_one_off_for_classification_only_models(default):

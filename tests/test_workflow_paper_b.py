@@ -10,6 +10,7 @@ from verdict_checks import assert_verdicts_follow_the_intervals
 from skillneurons.infra.io import read_json, read_metadata
 from skillneurons.paper_b.continual import COLUMNS as CONTINUAL_COLUMNS
 from skillneurons.paper_b.evaluation import COLUMNS as RESULT_COLUMNS
+from skillneurons.paper_b.evaluation import RUN_COLUMNS
 from skillneurons.paper_b.generalization import COLUMNS as GENERALIZATION_COLUMNS
 from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
 from skillneurons.reporting.findings import COLUMNS as FINDING_COLUMNS
@@ -113,15 +114,15 @@ def test_neuron_training_results_and_table_b_t2(results):
     assert tuple(zero_shot.columns) == RESULT_COLUMNS
     assert zero_shot["eval_task"].tolist() == TASKS
     for task in TASKS:
-        frame = pd.read_parquet(results / f"paper_b/neuron_training/{task}.parquet")
-        assert tuple(frame.columns) == RESULT_COLUMNS
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{task}.parquet")
+        assert tuple(frame.columns) == RUN_COLUMNS and set(frame["run"]) == {0}
         assert set(frame["source"]) == {task}
         # training the task's neurons and each random set evaluates every task
         trained = frame[frame["condition"] == "task"]
         assert trained["eval_task"].tolist() == TASKS
         randoms = frame[frame["condition"] == "random"]
         assert randoms["eval_task"].tolist() == TASKS * DRAWS
-        metrics = read_json(results / f"paper_b/neuron_training/{task}.json")
+        metrics = read_json(results / f"paper_b/neuron_training/run0/{task}.json")
         assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
         for run in metrics["trainings"]:
             assert run["neurons"] == TOP
@@ -160,7 +161,7 @@ def test_task_specificity_matrices_and_figure_b_f5(results):
     assert control.index.tolist() == control.columns.tolist() == TASKS
     zero_shot = pd.read_parquet(results / "paper_b/classification/zero_shot.parquet")
     for source in TASKS:
-        frame = pd.read_parquet(results / f"paper_b/neuron_training/{source}.parquet")
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{source}.parquet")
         for task in TASKS:
             random = np.mean(accuracy_of(frame, "random", source, task))
             assert control.loc[source, task] == pytest.approx(

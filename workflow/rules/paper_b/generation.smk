@@ -41,10 +41,7 @@ rule generation_split:
 
 rule generation_training_table:
     input:
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.generation_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
         zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "generation_training_table"),
@@ -89,10 +86,7 @@ rule generation_deactivation_table:
 rule figure_generation_specificity:
     input:
         deactivation="results/{model}/paper_b/generation/deactivation.parquet",
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.generation_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
         zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "figure_generation_specificity"),

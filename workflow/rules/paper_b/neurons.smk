@@ -121,12 +121,13 @@ rule neuron_training:
             else PLAN.task_neuron_file(w.model, w.task)
         ),
     output:
-        results="results/{model}/paper_b/neuron_training/{task}.parquet",
-        metrics="results/{model}/paper_b/neuron_training/{task}.json",
+        results="results/{model}/paper_b/neuron_training/run{run}/{task}.parquet",
+        metrics="results/{model}/paper_b/neuron_training/run{run}/{task}.json",
     log:
-        "logs/{model}/paper_b/neuron_training/{task}.log",
+        "logs/{model}/paper_b/neuron_training/run{run}/{task}.log",
     wildcard_constraints:
         task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -146,7 +147,9 @@ rule neuron_training:
         random_draws=config["paper_b"]["random_draws"],
         identify_on=config["paper_b"]["identify_on"]["training"],
         parameters=config["paper_b"]["parameters"],
-        seed=config["seed"],
+        # run r: seed + r, its random draws from seed + r x random_draws
+        seed=lambda w: PLAN.run_seed(w.run),
+        draw_seed=lambda w: PLAN.draw_seed(w.run),
     script:
         "../../scripts/paper_b/neuron_training.py"
 
@@ -209,10 +212,7 @@ rule deactivation_table:
 
 rule training_table:
     input:
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "training_table"),
@@ -233,10 +233,7 @@ rule training_table:
 rule figure_task_specificity:
     input:
         deactivation="results/{model}/paper_b/classification/deactivation.parquet",
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "figure_task_specificity"),

@@ -19,6 +19,8 @@ class PaperBPlan:
     def _plan_paper_b(self, config: Mapping) -> None:
         paper_b = config["paper_b"]
         self.paper_b_tasks = self.task_subset("paper_b")
+        #: Every compared training's runs (paper_b.runs), folders run0, run1, ...
+        self.paper_b_runs = list(range(paper_b["runs"]))
         self.generation_tasks = list(paper_b["generation"]["tasks"])
         self.generation_models = list(paper_b["generation"]["models"])
         self.generation_on = bool(self.generation_tasks and self.generation_models)
@@ -58,6 +60,26 @@ class PaperBPlan:
         self.continual_tasks = list(
             dict.fromkeys(t for order in self.continual_orders.values() for t in order)
         )
+
+    def run_seed(self, run: int | str) -> int:
+        """The seed of a paper-B training's run ``run``: seed + run (run 0 trains as the
+        single run of earlier versions did)."""
+        return self.config["seed"] + int(run)
+
+    def draw_seed(self, run: int | str) -> int:
+        """The first seed of run ``run``'s random neuron draws (draw ``d``: this + d):
+        seed + run x paper_b.random_draws, so that no two runs draw the same set and
+        run 0 draws as before."""
+        return self.config["seed"] + int(run) * self.config["paper_b"]["random_draws"]
+
+    def neuron_training_files(self, model: str, tasks: Sequence[str]) -> list[str]:
+        """B-T2's results of every run of every task of ``tasks`` (rule
+        neuron_training), run-major."""
+        return [
+            f"results/{model}/paper_b/neuron_training/run{run}/{task}.parquet"
+            for run in self.paper_b_runs
+            for task in tasks
+        ]
 
     def part_one_kind(self, task: str) -> str:
         """Whether part 1 (B-T1, B-T2) runs ``task`` as a ``classification`` or a
@@ -281,10 +303,7 @@ class PaperBPlan:
         folder = f"results/{model}/paper_b/generation"
         return {
             "generation_deactivation": f"{folder}/deactivation.parquet",
-            "generation_training": [
-                f"results/{model}/paper_b/neuron_training/{task}.parquet"
-                for task in self.generation_tasks
-            ],
+            "generation_training": self.neuron_training_files(model, self.generation_tasks),
             "generation_zero_shot": f"{folder}/zero_shot.parquet",
         }
 
