@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.paper_b.evaluation import result_row, results_frame, run_means, with_run
+from skillneurons.paper_b.evaluation import KEYS, result_row, results_frame
 from skillneurons.paper_b.findings import (
     DEACTIVATION_SPECIFIC,
     DEACTIVATION_VS_RANDOM,
@@ -20,6 +20,7 @@ from skillneurons.paper_b.findings import (
     generation_claims,
     random_vs_task,
 )
+from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings
@@ -149,7 +150,7 @@ def test_per_run_matrices_against_one_zero_shot_and_the_runs_mean():
     )
     assert generation[3]["estimate"] == pytest.approx(0.35)
     # tables show the mean over the runs: every cell of run 0 and run 1 averaged
-    mean = run_means(runs)
+    mean = run_means(runs, KEYS)
     assert len(mean) == len(runs) // 2 and "run" not in mean
     own = mean[(mean["condition"] == "task") & (mean["source"] == mean["eval_task"])]
     assert own["score"].tolist() == pytest.approx([0.85] * 3)

@@ -11,7 +11,7 @@ rule findings_b:
         unpack(lambda w: PLAN.generalization_files(w.model)),
         unpack(lambda w: PLAN.similarity_files(w.model)),
         unpack(lambda w: PLAN.continual_findings_files(w.model)),
-        deactivation="results/{model}/paper_b/classification/deactivation.parquet",
+        deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
         training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
         rankings=expand(

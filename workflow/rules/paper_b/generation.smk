@@ -63,7 +63,7 @@ rule generation_training_table:
 
 rule generation_deactivation_table:
     input:
-        "results/{model}/paper_b/generation/deactivation.parquet",
+        lambda w: PLAN.deactivation_files(w.model, "generation"),
     output:
         **paper_outputs(PAPER_B, "generation_deactivation_table"),
     log:
@@ -85,7 +85,7 @@ rule generation_deactivation_table:
 
 rule figure_generation_specificity:
     input:
-        deactivation="results/{model}/paper_b/generation/deactivation.parquet",
+        deactivation=lambda w: PLAN.deactivation_files(w.model, "generation"),
         training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
         zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
     output:

@@ -9,15 +9,18 @@ runs (paper_b.runs)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.evaluation import run_means
+from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
-    deactivation = pd.read_parquet(inputs.deactivation)
-    training = run_means(pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True))
+    deactivation = pd.concat(map(pd.read_parquet, inputs.deactivation), ignore_index=True)
+    deactivation = run_means(deactivation, KEYS)
+    training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    training = run_means(training, KEYS)
     zero_shot = reference_scores(pd.read_parquet(inputs.zero_shot), "zero_shot")
     (off, on), measure = params.panels, params.measure
     matrices = {

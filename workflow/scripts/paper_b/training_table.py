@@ -6,12 +6,14 @@ the training runs (paper_b.runs)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.evaluation import run_means
+from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import mean_row, training_table
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs = snakemake.input
-    results = run_means(pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True))
+    results = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    results = run_means(results, KEYS)
     table = mean_row(training_table(results, pd.read_parquet(inputs.zero_shot)))
     write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

@@ -17,8 +17,8 @@ whose neurons were used; empty for none), ``draw`` (random draw, 0 otherwise),
 :attr:`skillneurons.paper_b.scorers.TaskScorer.metric`), ``score`` (float64, the mean)
 and ``sample_scores`` (float64 per test sample, in split order: 1.0 or 0.0 for a right
 or wrong label, or the ROUGE-L F1). A compared training's results (B-T2's) start with
-``run``, the training run (:data:`RUN_COLUMNS`, :func:`with_run`); tables average the
-runs (:func:`run_means`), the findings resample them.
+``run``, the training run (:data:`RUN_COLUMNS`, :mod:`skillneurons.paper_b.runs`);
+tables average the runs, the findings resample them.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from skillneurons.neurons.hooks import NeuronEdit, edit_activations
 COLUMNS = ("condition", "source", "draw", "eval_task", "metric", "score", "sample_scores")
 #: The results of one run of a compared training (config ``paper_b.runs``): ``run`` first.
 RUN_COLUMNS = ("run", *COLUMNS)
+#: The columns that name an evaluation (what :func:`skillneurons.paper_b.runs.run_means`
+#: averages the runs of).
+KEYS = ("condition", "source", "draw", "eval_task", "metric")
 #: How a neuron is deactivated (config ``paper_b.deactivation``).
 DEACTIVATION_METHODS = ("activations", "weights")
 
@@ -120,25 +123,3 @@ def result_row(
 def results_frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return frame.astype({"draw": "int64", "score": "float64"})
-
-
-def with_run(frame: pd.DataFrame, run: int) -> pd.DataFrame:
-    """``frame`` (:data:`COLUMNS`) as the results of training run ``run``
-    (:data:`RUN_COLUMNS`)."""
-    return frame.assign(run=np.int64(run))[list(RUN_COLUMNS)]
-
-
-def run_means(results: pd.DataFrame) -> pd.DataFrame:
-    """Results of several runs (:data:`RUN_COLUMNS`) as one run's (:data:`COLUMNS`):
-    per condition, source, draw and evaluated task, the mean over the runs of ``score``
-    and of each test sample's score (a table or figure shows the runs' mean)."""
-    keys = ["condition", "source", "draw", "eval_task", "metric"]
-    rows = [
-        {
-            **dict(zip(keys, key, strict=True)),
-            "score": float(group["score"].mean()),
-            "sample_scores": np.mean(np.stack(group["sample_scores"].to_list()), axis=0),
-        }
-        for key, group in results.groupby(keys, sort=False)
-    ]
-    return results_frame(rows)

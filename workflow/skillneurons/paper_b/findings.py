@@ -51,6 +51,7 @@ import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
+from skillneurons.paper_b.runs import with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
@@ -207,20 +208,13 @@ A_OVER_B = Claim(
 
 #: The top unit of the part-1 claims: the training runs (config ``paper_b.runs``).
 RUNS = "training runs"
-#: The trainings of §5 and §6 without a run axis yet: one run.
+#: A claim on no training (B-T8: the base model's task neurons): one run.
 ONE_TRAINING = {RUNS: 1}
-
-
-def _with_runs(results: pd.DataFrame) -> pd.DataFrame:
-    """``results`` with a ``run`` column: rows without one (an untrained model's, or a
-    model trained once) are run 0."""
-    run = results["run"] if "run" in results else pd.Series(0, index=results.index)
-    return results.assign(run=run.fillna(0).astype("int64"))
 
 
 def _runs(results: pd.DataFrame) -> list[int]:
     """The training runs of the trained (``task``) rows of ``results``, in order."""
-    trained = _with_runs(results)
+    trained = with_runs(results)
     return sorted(set(trained.loc[trained["condition"] == "task", "run"]))
 
 
@@ -233,7 +227,7 @@ def _cells(
         (int(row.run), row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(
             getattr(row, column), np.float64
         )
-        for row in _with_runs(results).itertuples()
+        for row in with_runs(results).itertuples()
     }
 
 

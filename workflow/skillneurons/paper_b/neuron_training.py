@@ -29,8 +29,9 @@ import pandas as pd
 
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
-from skillneurons.paper_b.evaluation import result_row, results_frame, with_run
+from skillneurons.paper_b.evaluation import result_row, results_frame
 from skillneurons.paper_b.relevance import trained_sets
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import TaskScorer
 
 
