@@ -270,6 +270,7 @@ def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
 
 def test_continual_claims_compare_final_accuracies_on_the_same_samples():
     from skillneurons.paper_b.continual_findings import continual_claims
+    from skillneurons.paper_b.runs import with_run
     from skillneurons.reporting.findings import BootstrapSettings
 
     def rows(method, correct_x, correct_y):
@@ -282,17 +283,25 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
              "accuracy": np.mean(correct_y), "correct": np.array(correct_y, bool)},
         ]  # fmt: skip
 
-    frame = pd.DataFrame(
-        rows("seqft", [0, 0, 0, 1], [1, 1, 1, 1])
-        + rows("ncft", [1, 1, 0, 1], [1, 1, 1, 0])
-        + rows("wncft", [1, 1, 1, 1], [1, 1, 1, 0])
-        + rows("wncft_uniform", [1, 1, 0, 1], [1, 0, 1, 0])
-        + rows("seqlora", [0, 1, 0, 1], [1, 1, 1, 1])
-    )
-    per_task = pd.DataFrame(
+    def run_of(run, ncft_x):
+        """Training run ``run``'s results: NCFT gets ``ncft_x`` of task x right."""
+        return with_run(
+            pd.DataFrame(
+                rows("seqft", [0, 0, 0, 1], [1, 1, 1, 1])
+                + rows("ncft", ncft_x, [1, 1, 1, 0])
+                + rows("wncft", [1, 1, 1, 1], [1, 1, 1, 0])
+                + rows("wncft_uniform", [1, 1, 0, 1], [1, 0, 1, 0])
+                + rows("seqlora", [0, 1, 0, 1], [1, 1, 1, 1])
+            ),
+            run,
+        )
+
+    frame = run_of(0, [1, 1, 0, 1])
+    one_per_task = pd.DataFrame(
         [{"method": "per_task", "stage": 1, "stage_task": t, "eval_task": t,
           "accuracy": 1.0, "correct": np.ones(4, bool)} for t in ("x", "y")]
     )  # fmt: skip
+    per_task = with_run(one_per_task, 0)
     settings = BootstrapSettings(resamples=200, alpha=0.05, seed=0, min_runs=1)
     found = continual_claims({"order1": frame}, per_task, settings)
     estimates = [row["estimate"] for row in found]
@@ -312,3 +321,13 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
     old = continual_claims({"order1": frame[frame["method"] != "wncft_uniform"]}, per_task,
                            settings)  # fmt: skip
     assert old[4]["verdict"] == "not measured" and "wncft_uniform" in old[4]["note"]
+    # two training runs (paper_b.runs), NCFT right on all of x in run 1: every effect is
+    # the mean over the runs (NCFT - SeqFT: 0.125 and 0.25; B-F4: 0.5 and 0.75), each
+    # run against its own per-task FT, the runs resampled above the test samples
+    runs = pd.concat([frame, run_of(1, [1, 1, 1, 1])], ignore_index=True)
+    both = pd.concat([per_task, with_run(one_per_task, 1)], ignore_index=True)
+    found = continual_claims({"order1": runs}, both, settings)
+    assert found[0]["estimate"] == pytest.approx(0.1875) and found[0]["runs"] == 2
+    assert found[0]["resampled"].endswith("training runs 2 > x: test samples 4, y: test samples 4")
+    assert found[-2]["estimate"] == pytest.approx(0.625) and found[-2]["runs"] == 2
+    assert found[3]["estimate"] == pytest.approx(0.0625)  # W-NCFT - NCFT: 0.125, 0

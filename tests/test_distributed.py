@@ -139,8 +139,8 @@ def test_a_plain_process_trains_the_model_itself_on_whole_batches():
 # Full fine-tuning of one task (per-task FT) and NCFT over an order (confined neuron
 # deltas, one training per stage): the smoke config's paper-B training rules of both kinds.
 LAUNCHED = {
-    "per_task_training": f"results/{MODEL}/paper_b/continual/per_task/syn_sst2",
-    "continual_training": f"results/{MODEL}/paper_b/continual/order1/ncft",
+    "per_task_training": f"results/{MODEL}/paper_b/continual/run0/per_task/syn_sst2",
+    "continual_training": f"results/{MODEL}/paper_b/continual/run0/order1/ncft",
 }
 
 
@@ -179,12 +179,12 @@ def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factor
 # with outputs.
 PAPER_B = f"results/{MODEL}/paper_b"
 SHARDED = {
-    "deactivation": [f"{PAPER_B}/classification/deactivation"],
-    "proportion_training": [f"{PAPER_B}/generalization/cls/proportions/group"],
-    "similarity_model": [f"{PAPER_B}/similarity/syn_sst2"],
-    "per_task_training": [f"{PAPER_B}/continual/per_task/syn_sst2"],
+    "deactivation": [f"{PAPER_B}/classification/run0/deactivation"],
+    "proportion_training": [f"{PAPER_B}/generalization/run0/cls/proportions/group"],
+    "similarity_model": [f"{PAPER_B}/similarity/run0/syn_sst2"],
+    "per_task_training": [f"{PAPER_B}/continual/run0/per_task/syn_sst2"],
     "continual_training": [
-        f"{PAPER_B}/continual/order1/{method}" for method in ("seqft", "seqlora", "ncft")
+        f"{PAPER_B}/continual/run0/order1/{method}" for method in ("seqft", "seqlora", "ncft")
     ],
 }
 

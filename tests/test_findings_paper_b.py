@@ -6,12 +6,13 @@ import pandas as pd
 import pytest
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.paper_b.evaluation import result_row, results_frame
+from skillneurons.paper_b.evaluation import KEYS, result_row, results_frame
 from skillneurons.paper_b.findings import (
     DEACTIVATION_SPECIFIC,
     DEACTIVATION_VS_RANDOM,
     TRAINING,
     TRAINING_CONTROL,
+    TRAINING_SPECIFIC,
     comparison_claims,
     curve_claims,
     diagonal_control,
@@ -19,6 +20,7 @@ from skillneurons.paper_b.findings import (
     generation_claims,
     random_vs_task,
 )
+from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings
@@ -74,7 +76,7 @@ def test_training_claim_reads_the_task_minus_random_gap():
 
 
 def test_diagonal_dominance_of_the_drops():
-    original = {task: correct_at(0.9, index) for index, task in enumerate(TASKS)}
+    original = {(0, task): correct_at(0.9, index) for index, task in enumerate(TASKS)}
     specific = deactivation_results(own=0.5, cross=0.88, random=0.85)
     row = diagonal_dominance(DEACTIVATION_SPECIFIC, specific, original, -1.0, SETTINGS)
     # own drop 0.4, other cells of the row and column 0.02: margin 0.38
@@ -90,6 +92,69 @@ def test_diagonal_dominance_of_the_drops():
         diagonal_dominance(DEACTIVATION_SPECIFIC, one_task, original, -1.0, SETTINGS)["verdict"]
         == "not measured"
     )
+
+
+def per_run_training(gaps: list[float]) -> pd.DataFrame:
+    """B-T2's results of one training run per gap: run ``r``'s task neurons score 0.5 +
+    ``gaps[r]`` on their task, its random draws 0.5 (the layout of
+    :func:`deactivation_results`, with a ``run`` column)."""
+    return pd.concat(
+        [with_run(deactivation_results(0.5 + gap, 0.5, 0.5), run) for run, gap in enumerate(gaps)],
+        ignore_index=True,
+    )
+
+
+def test_training_runs_are_the_top_unit_and_their_spread_widens_the_interval():
+    settings = BootstrapSettings(resamples=400, alpha=0.05, seed=3, min_runs=3)
+    runs = per_run_training([0.05, 0.15, 0.25])
+    three = random_vs_task(TRAINING, runs, "task", settings)
+    one = random_vs_task(TRAINING, runs[runs["run"] == 1], "task", settings)
+    # the gap is the mean over the runs; run 1 alone has the same gap
+    assert three["estimate"] == pytest.approx(0.15) and one["estimate"] == pytest.approx(0.15)
+    assert three["runs"] == 3 and one["runs"] == 1
+    assert three["resampled"].endswith(
+        "training runs 3 > random draws 2 > a: test samples 200, b: test samples 200, "
+        "c: test samples 200"
+    )
+    assert "training runs 1 (not resampled)" in one["resampled"]
+    # the runs' spread (sd 0.1 over 3 runs, t on about 2 degrees of freedom) makes the
+    # interval several times as wide as one run's, which sees the test samples only
+    width = {n: row["ci_high"] - row["ci_low"] for n, row in (("three", three), ("one", one))}
+    assert width["three"] > 3 * width["one"]
+    assert width["three"] == pytest.approx(2 * 4.30 * 0.1 / np.sqrt(3), rel=0.25)
+    # one run: an interval, but no verdict (findings.min_runs 3)
+    assert one["ci_low"] > 0 and one["verdict"] == "inconclusive"
+    assert "1 training run: variance across runs not measured" in one["note"]
+    assert three["verdict"] == "inconclusive" and "training run" not in three["note"]
+    # the same runs, closer together (gaps 0.14-0.16): three runs decide
+    close = random_vs_task(TRAINING, per_run_training([0.14, 0.15, 0.16]), "task", settings)
+    assert close["verdict"] == "holds" and close["ci_low"] > 0.05
+
+
+def test_per_run_matrices_against_one_zero_shot_and_the_runs_mean():
+    # run 0 as training_matrices below, run 1 with a stronger diagonal (own 0.9): the
+    # zero-shot rows (no run column) are the reference of both runs
+    frames = [
+        with_run(training_matrices(own, 0.5, (0.65, 0.75), 0.4), run)
+        for run, own in enumerate((0.8, 0.9))
+    ]
+    zero_shot = training_matrices(0.8, 0.5, (0.65, 0.75), 0.4)
+    zero_shot = zero_shot[zero_shot["condition"] == "zero_shot"]
+    runs = pd.concat([*(f[f["condition"] != "zero_shot"] for f in frames)], ignore_index=True)
+    untrained = {(run, t): correct_at(0.5, 1) for run in (0, 1) for t in TASKS}
+    row = diagonal_dominance(TRAINING_SPECIFIC, runs, untrained, 1.0, SETTINGS)
+    # margins 0.3 and 0.4 (own gain over the other cells' 0.0)
+    assert row["estimate"] == pytest.approx(0.35) and row["runs"] == 2
+    generation = generation_claims(
+        deactivation_results(0.6, 0.88, 0.85), pd.concat([runs, zero_shot]), SETTINGS
+    )
+    assert generation[3]["estimate"] == pytest.approx(0.35)
+    # tables show the mean over the runs: every cell of run 0 and run 1 averaged
+    mean = run_means(runs, KEYS)
+    assert len(mean) == len(runs) // 2 and "run" not in mean
+    own = mean[(mean["condition"] == "task") & (mean["source"] == mean["eval_task"])]
+    assert own["score"].tolist() == pytest.approx([0.85] * 3)
+    assert [np.mean(c) for c in own["sample_scores"]] == pytest.approx([0.85] * 3)
 
 
 def training_matrices(
@@ -120,7 +185,7 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
     # random neurons trained on the row's data dominate as much: task margin 0.8 - 0.5,
     # random margins 0.65 - 0.4 and 0.75 - 0.4 (mean 0.3): no effect, not "holds"
     as_much = training_matrices(own=0.8, cross=0.5, random_own=(0.65, 0.75), random_cross=0.4)
-    untrained = {task: correct_at(0.5, 1) for task in TASKS}
+    untrained = {(0, task): correct_at(0.5, 1) for task in TASKS}
     # B-F5c's own claim holds there: the diagonal dominates by construction
     plain = diagonal_dominance(TRAINING_CONTROL, as_much, untrained, 1.0, SETTINGS)
     assert plain["estimate"] == pytest.approx(0.3) and plain["verdict"] == "holds"

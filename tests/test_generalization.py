@@ -14,6 +14,7 @@ from skillneurons.models.sites import ffn_sites, neuron_parameters
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifier
 from skillneurons.paper_b.generalization import (
+    KEYS,
     controlled_overlap,
     controlled_set,
     flat_ids,
@@ -42,6 +43,7 @@ from skillneurons.paper_b.generalization_findings import (
 )
 from skillneurons.paper_b.groups import task_groups
 from skillneurons.paper_b.relevance import relevance_table
+from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.scorers import TaskScorer
 from skillneurons.paper_b.similarity import (
     correlation_table,
@@ -406,6 +408,29 @@ def test_share_claims_read_fixed_contrasts():
     assert row["note"].startswith("collapsed to one class: group at 1 on a")
     row = share_contrast(SPECIALIZATION_PEAK, collapsed, "id", 0.5, 0.1, SETTINGS)
     assert row["verdict"] == "holds"
+
+
+def test_share_claims_and_tables_take_the_training_runs():
+    # paper_b.runs 3: run r peaks at 0.8 + 0.05 r (B-F2's in-domain peak at 50%)
+    runs = pd.concat(
+        [
+            with_run(sweep({0.1: (0.6, 0.5), 0.5: (0.8 + 0.05 * r, 0.6), 1.0: (0.7, 0.8)}), r)
+            for r in range(3)
+        ],
+        ignore_index=True,
+    )
+    row = share_contrast(SPECIALIZATION_PEAK, runs, "id", 0.5, 1.0, SETTINGS)
+    # the peak's excess 0.1, 0.15, 0.2: their mean, the runs resampled above the samples
+    assert row["estimate"] == pytest.approx(0.15) and row["runs"] == 3
+    assert row["resampled"].endswith(": training runs 3 > a: test samples 200")
+    one = share_contrast(SPECIALIZATION_PEAK, runs[runs["run"] == 1], "id", 0.5, 1.0, SETTINGS)
+    assert one["estimate"] == pytest.approx(0.15)
+    assert one["ci_high"] - one["ci_low"] < row["ci_high"] - row["ci_low"]
+    # B-F2's table shows the mean over the runs (rows without overlap: NaN keys kept)
+    mean = run_means(runs, KEYS)
+    assert len(mean) == len(runs) // 3 and "run" not in mean
+    table = proportion_table(mean, {"a": 0.5, "b": 0.5})
+    assert table["id_mean"].tolist() == pytest.approx([50.0, 60.0, 85.0, 70.0])
 
 
 def test_share_claims_are_decided_at_one_learning_rate():

@@ -117,7 +117,7 @@ def test_splits_keep_the_configured_sizes(generation_run):
 
 def test_the_training_results_and_the_table(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training/run0"
     results = pd.read_parquet(folder / f"{TASK}.parquet")
     zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
     assert zero_shot["eval_task"].tolist() == [TASK, TEST_TASK]
@@ -147,7 +147,7 @@ def test_the_training_results_and_the_table(generation_run):
 
 def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training"
+    folder = sandbox / f"results/{MODEL}/paper_b/neuron_training/run0"
     results = pd.concat(pd.read_parquet(folder / f"{t}.parquet") for t in (TASK, TEST_TASK))
     zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
     zero_shot = zero_shot.set_index("eval_task")["score"]
@@ -171,7 +171,7 @@ def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(
 
 def test_the_multitask_models_deactivation_rows_table_and_panel(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generation"
+    folder = sandbox / f"results/{MODEL}/paper_b/generation/run0"
     results = pd.read_parquet(folder / "deactivation.parquet")
     conditions = ["original", "task", "task", "random", "random"]
     assert results["condition"].tolist() == conditions * 2  # 2 random draws
@@ -201,7 +201,7 @@ def test_the_multitask_model_sharded_with_fsdp_deactivates_as_one_process(
 ):
     one, _ = generation_run
     two = copy_run(one, tmp_path_factory.mktemp("fsdp") / "run")
-    results = f"results/{MODEL}/paper_b/generation/deactivation.parquet"
+    results = f"results/{MODEL}/paper_b/generation/run0/deactivation.parquet"
     rerun_sharded(two, ["deactivation"], [results], "--configfile", "gen.yaml")
     pd.testing.assert_frame_equal(pd.read_parquet(two / results), pd.read_parquet(one / results))
 
@@ -222,7 +222,7 @@ def test_the_generation_groups_neuron_overlap(generation_run):
 
 def test_the_generation_groups_proportion_sweeps_b_f2_b_f6(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generalization/gen/proportions"
+    folder = sandbox / f"results/{MODEL}/paper_b/generalization/run0/gen/proportions"
     group = pd.read_parquet(folder / "group.parquet")
     assert set(group["group"]) == set(group["eval_group"]) == {"gen"}
     assert set(group["metric"]) == {"rouge_l"} and (group["predicted_classes"] == 0).all()
@@ -251,7 +251,7 @@ def test_the_generation_groups_proportion_sweeps_b_f2_b_f6(generation_run):
 
 def test_the_generation_groups_controlled_overlap_b_t10(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/generalization/gen-gen/controlled"
+    folder = sandbox / f"results/{MODEL}/paper_b/generalization/run0/gen-gen/controlled"
     results = pd.read_parquet(folder / "q10.parquet")
     assert results["trained"].drop_duplicates().tolist() == ["natural", "drawn"]
     drawn = results[(results["trained"] == "drawn") & (results["role"] == "ood")]
@@ -262,7 +262,7 @@ def test_the_generation_groups_controlled_overlap_b_t10(generation_run):
 
 def test_the_generation_similarity_model_b_f3_b_t4(generation_run):
     sandbox, _ = generation_run
-    folder = sandbox / f"results/{MODEL}/paper_b/similarity"
+    folder = sandbox / f"results/{MODEL}/paper_b/similarity/run0"
     frame = pd.read_parquet(folder / f"{TASK}.parquet")
     assert set(frame["test_task"]) == {TEST_TASK} and len(frame) == 2 * 2  # layers x defs
     assert frame["similarity"].dropna().between(-1, 1).all()

@@ -255,6 +255,7 @@ def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
     import pandas as pd
 
     from skillneurons.models.training import TrainingSettings
+    from skillneurons.paper_b.evaluation import RUN_COLUMNS
     from skillneurons.paper_b.neuron_training import neuron_training_results
     from skillneurons.paper_b.scorers import classification_scorer
 
@@ -285,8 +286,11 @@ def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
                                 patience=1, seed=0)  # fmt: skip
     frame, metrics = neuron_training_results(
         scorers, "sentiment", {0: np.array([0, 1, 2]), 1: np.array([5])}, width=32,
-        training=training, random_draws=2, seed=0, progress=False,
+        training=training, random_draws=2, seed=0, run=1, progress=False,
     )  # fmt: skip
+    # one training run's results (paper_b.runs): run first
+    assert tuple(frame.columns) == RUN_COLUMNS and set(frame["run"]) == {1}
+    assert metrics["run"] == 1
     # the task's neurons and each random draw: every task tested (B-F5c and its control)
     assert frame[["condition", "draw", "eval_task"]].values.tolist() == [
         ["task", 0, "sentiment"], ["task", 0, "negation"],

@@ -105,15 +105,17 @@ def test_default_paths(default):
         "syn_sst2", "syn_mnli", "syn_agnews", "syn_tweet", "syn_dbpedia",
     ]  # fmt: skip
     assert default.generalization_files("minilm") == {
-        "group": ["results/minilm/paper_b/generalization/cls/proportions/group.parquet"],
+        "group": ["results/minilm/paper_b/generalization/run0/cls/proportions/group.parquet"],
         "single": [
-            f"results/minilm/paper_b/generalization/cls/proportions/{task}.parquet"
+            f"results/minilm/paper_b/generalization/run0/cls/proportions/{task}.parquet"
             for task in ("syn_sst2", "syn_mnli", "syn_agnews")
         ],
-        "controlled": ["results/minilm/paper_b/generalization/cls-cls/controlled/q10.parquet"],
+        "controlled": [
+            "results/minilm/paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
+        ],
     }
     assert default.continual_findings_files("minilm")["continual_trained"] == [
-        f"results/minilm/paper_b/continual/order1/{method}.parquet"
+        f"results/minilm/paper_b/continual/run0/order1/{method}.parquet"
         for method in ("seqft", "seqlora", "ncft")
     ]
     inputs = default.findings_inputs("minilm")
@@ -155,7 +157,9 @@ def test_explorer_inputs(default):
     assert inputs["task_neurons"] == [
         f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
     ]
-    assert inputs["deactivation"] == ["results/minilm/paper_b/classification/deactivation.parquet"]
+    assert inputs["deactivation"] == [
+        "results/minilm/paper_b/classification/run0/deactivation.parquet"
+    ]
     assert inputs["words"] == ["results/minilm/word_selectivity.parquet"]
 
 
@@ -229,13 +233,32 @@ def test_part_one_by_kind(smollm):
         smollm.part_one_training("generation", "training")
     folder = f"results/{model}/paper_b/generation"
     assert smollm.generation_findings_files(model) == {
-        "generation_deactivation": f"{folder}/deactivation.parquet",
+        "generation_deactivation": [f"{folder}/run0/deactivation.parquet"],
         "generation_training": [
-            f"results/{model}/paper_b/neuron_training/{task}.parquet"
+            f"results/{model}/paper_b/neuron_training/run0/{task}.parquet"
             for task in ("syn_sciq", "syn_tweetqa")
         ],
         "generation_zero_shot": f"{folder}/zero_shot.parquet",
     }
+
+
+def test_paper_b_runs_seeds_and_files(default):
+    """paper_b.runs: run r trains with seed + r, draws its random neurons from seed + r x
+    random_draws on (config.yaml: seed 42, 3 draws), and writes to run{r}/."""
+    assert default.paper_b_runs == [0]
+    assert [default.run_seed(0), default.draw_seed(0)] == [42, 42]
+    three = plan_of(paper_b={"runs": 3})
+    assert three.paper_b_runs == [0, 1, 2]
+    assert [three.run_seed(r) for r in ("0", "1", "2")] == [42, 43, 44]
+    # draws 42-44, 45-47, 48-50: no two runs share a random set
+    assert [three.draw_seed(r) for r in (0, 1, 2)] == [42, 45, 48]
+    assert three.neuron_training_files("m", ["a", "b"]) == [
+        f"results/m/paper_b/neuron_training/run{r}/{t}.parquet" for r in range(3) for t in "ab"
+    ]
+    assert plan_of("configs/paper.yaml").paper_b_runs == [0, 1, 2]
+    assert plan_of("configs/llm.yaml").paper_b_runs == [0, 1, 2]
+    with pytest.raises(ConfigError, match="runs"):
+        plan_of(paper_b={"runs": 0})
 
 
 def test_part_one_off_for_classification_only_models(default):

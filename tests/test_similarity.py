@@ -19,6 +19,7 @@ from skillneurons.paper_b.generalization_findings import (
     similarity_claim,
 )
 from skillneurons.paper_b.relevance import relevance_table
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.similarity import (
     CHANCE_DRAWS,
     DEFINITIONS,
@@ -279,3 +280,33 @@ def test_the_correlation_claim_reads_the_configured_definition():
         similarity_points(similarities, scores, "norm_weighted_overlap"), SETTINGS
     )
     assert overlap["verdict"] == "fails" and "(norm_weighted_overlap," in overlap["effect"]
+
+
+def test_the_similarity_claims_take_the_training_runs():
+    """Each run's models M_i (paper_b.runs): the profile's rise is the mean over the runs
+    (0.2, 0.3, 0.4), whose spread widens the interval over one run's; B-T4's
+    correlation is the mean of each run's (run 0's similarity rises with the score, run
+    1's falls: 0)."""
+    claim = profile_claim_for("cls", "centroid")
+    runs = pd.concat(
+        [with_run(profiles(0.2 + 0.1 * r, MODELS, TASKS, seed=r), r) for r in range(3)],
+        ignore_index=True,
+    )
+    row = profile_claim(claim, runs, 6, SETTINGS)
+    assert row["estimate"] == pytest.approx(0.3, abs=0.02) and row["runs"] == 3
+    assert row["resampled"].endswith("training runs 3 > models M_i 4, test tasks 3")
+    one = profile_claim(claim, runs[runs["run"] == 1], 6, SETTINGS)
+    assert one["ci_high"] - one["ci_low"] < (row["ci_high"] - row["ci_low"]) / 3
+    rows, scores = [], []
+    for run, sign in ((0, 1.0), (1, -1.0)):
+        for task in ("x", "y"):
+            for model, value in enumerate([0.1, 0.2, 0.3, 0.4]):
+                named = {"run": run, "trained": f"m{model}"}
+                rows.append({**named, "layer": 0, "test_task": task, "definition": "centroid",
+                             "similarity": value, "chance": 0.0})  # fmt: skip
+                scores.append({**named, "eval_task": task, "score": 0.5 + sign * value})
+    points = similarity_points(pd.DataFrame(rows), pd.DataFrame(scores), "centroid")
+    assert points.columns.tolist()[:3] == ["run", "trained", "test_task"] and len(points) == 16
+    both = similarity_claim(points, SETTINGS)
+    assert both["estimate"] == pytest.approx(0.0, abs=1e-9) and both["runs"] == 2
+    assert similarity_claim(points[points["run"] == 0], SETTINGS)["estimate"] == pytest.approx(1)

@@ -49,7 +49,7 @@ DETERMINISTIC = (
     "results/*/tables/A-T1*.csv",
     "results/*/tables/A-T3.csv",
     "results/*/figures/*",
-    "results/*/paper_b/continual/per_task/*.parquet",
+    "results/*/paper_b/continual/run0/per_task/*.parquet",
 )
 
 # The skill-neuron stage of the smoke pipeline (splits, prompt tuning, activations,
@@ -67,7 +67,7 @@ SLURM_TARGETS = [
 # A training job the fitted profile runs on the test node's 2 (stand-in) GPUs: its script
 # starts itself again as 2 processes (skillneurons.infra.launch), which train over gloo.
 LAUNCHED_RULE = "per_task_training"
-LAUNCHED = "results/minilm-l2/paper_b/continual/per_task/syn_sst2"
+LAUNCHED = "results/minilm-l2/paper_b/continual/run0/per_task/syn_sst2"
 SLURM_TARGETS.append(f"{LAUNCHED}.parquet")
 
 RULES_PROBE = """
@@ -224,7 +224,7 @@ def test_llm_config_dry_runs_table_14_on_sharded_jobs(sandbox):
         for job in jobs
         if job.rule == "neuron_training" and dict(job.wildcards)["task"] in tasks
     ]
-    assert len(generation) == 2 * len(tasks) == 12
+    assert len(generation) == 3 * 2 * len(tasks) == 36  # configs/llm.yaml: 3 runs
     sharded = [
         job
         for job in jobs

@@ -10,6 +10,7 @@ from verdict_checks import assert_verdicts_follow_the_intervals
 from skillneurons.infra.io import read_json, read_metadata
 from skillneurons.paper_b.continual import COLUMNS as CONTINUAL_COLUMNS
 from skillneurons.paper_b.evaluation import COLUMNS as RESULT_COLUMNS
+from skillneurons.paper_b.evaluation import RUN_COLUMNS
 from skillneurons.paper_b.generalization import COLUMNS as GENERALIZATION_COLUMNS
 from skillneurons.paper_b.relevance import COLUMNS as NEURON_COLUMNS
 from skillneurons.reporting.findings import COLUMNS as FINDING_COLUMNS
@@ -42,14 +43,14 @@ def read_multitask_neurons(results, task):
     """``task``'s table of the multi-task model's neuron file (rule deactivation)."""
     from skillneurons.paper_b.relevance import read_multitask_neurons as read
 
-    return read(results / "paper_b/classification/multitask_neurons.parquet", task)
+    return read(results / "paper_b/classification/run0/multitask_neurons.parquet", task)
 
 
 @pytest.mark.parametrize(
     "folder, identified_on",
     [
         ("task_neurons", "base model"),
-        ("paper_b/classification/multitask_neurons", "multitask model"),
+        ("paper_b/classification/run0/multitask_neurons", "multitask model"),
         ("paper_b/prompt_tuned_neurons", "prompt-tuned model (trial 0)"),
     ],
 )
@@ -76,16 +77,16 @@ def test_task_neuron_files(results, folder, identified_on):
 
 
 def test_deactivation_results_and_table_b_t1(results):
-    frame = pd.read_parquet(results / "paper_b/classification/deactivation.parquet")
-    assert tuple(frame.columns) == RESULT_COLUMNS and set(frame["metric"]) == {"accuracy"}
-    metadata = read_metadata(results / "paper_b/classification/deactivation.parquet")
+    frame = pd.read_parquet(results / "paper_b/classification/run0/deactivation.parquet")
+    assert tuple(frame.columns) == RUN_COLUMNS and set(frame["metric"]) == {"accuracy"}
+    metadata = read_metadata(results / "paper_b/classification/run0/deactivation.parquet")
     assert metadata["identify_on"] == "multitask"
     # per evaluated task: the original model, every task's neurons, the random draws
     assert len(frame) == len(TASKS) * (1 + len(TASKS) + DRAWS)
     for row in frame.itertuples():
         assert row.score == pytest.approx(np.mean(row.sample_scores))
         assert len(row.sample_scores) == 60  # the smoke test split
-    metrics = read_json(results / "paper_b/classification/multitask.json")
+    metrics = read_json(results / "paper_b/classification/run0/multitask.json")
     assert metrics["tasks"] == TASKS and metrics["steps"] <= 12
     table = pd.read_csv(results / "tables/B-T1.csv")
     assert table.columns.tolist() == [
@@ -113,15 +114,15 @@ def test_neuron_training_results_and_table_b_t2(results):
     assert tuple(zero_shot.columns) == RESULT_COLUMNS
     assert zero_shot["eval_task"].tolist() == TASKS
     for task in TASKS:
-        frame = pd.read_parquet(results / f"paper_b/neuron_training/{task}.parquet")
-        assert tuple(frame.columns) == RESULT_COLUMNS
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{task}.parquet")
+        assert tuple(frame.columns) == RUN_COLUMNS and set(frame["run"]) == {0}
         assert set(frame["source"]) == {task}
         # training the task's neurons and each random set evaluates every task
         trained = frame[frame["condition"] == "task"]
         assert trained["eval_task"].tolist() == TASKS
         randoms = frame[frame["condition"] == "random"]
         assert randoms["eval_task"].tolist() == TASKS * DRAWS
-        metrics = read_json(results / f"paper_b/neuron_training/{task}.json")
+        metrics = read_json(results / f"paper_b/neuron_training/run0/{task}.json")
         assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
         for run in metrics["trainings"]:
             assert run["neurons"] == TOP
@@ -145,7 +146,7 @@ def test_neuron_training_results_and_table_b_t2(results):
 
 
 def test_task_specificity_matrices_and_figure_b_f5(results):
-    deactivation = pd.read_parquet(results / "paper_b/classification/deactivation.parquet")
+    deactivation = pd.read_parquet(results / "paper_b/classification/run0/deactivation.parquet")
     drop = pd.read_csv(results / "tables/B-F5a.csv").set_index("neurons_of")
     gain = pd.read_csv(results / "tables/B-F5c.csv").set_index("neurons_of")
     for matrix in (drop, gain):
@@ -160,7 +161,7 @@ def test_task_specificity_matrices_and_figure_b_f5(results):
     assert control.index.tolist() == control.columns.tolist() == TASKS
     zero_shot = pd.read_parquet(results / "paper_b/classification/zero_shot.parquet")
     for source in TASKS:
-        frame = pd.read_parquet(results / f"paper_b/neuron_training/{source}.parquet")
+        frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{source}.parquet")
         for task in TASKS:
             random = np.mean(accuracy_of(frame, "random", source, task))
             assert control.loc[source, task] == pytest.approx(
@@ -234,20 +235,22 @@ TRAIN, TEST = ["syn_sst2", "syn_agnews"], ["syn_tweet"]  # first task of each ty
 
 
 def test_generalization_results_and_tables_b_f2_b_f6(results):
-    group = pd.read_parquet(results / "paper_b/generalization/cls/proportions/group.parquet")
-    assert tuple(group.columns) == GENERALIZATION_COLUMNS
+    group = pd.read_parquet(results / "paper_b/generalization/run0/cls/proportions/group.parquet")
+    assert tuple(group.columns) == ("run", *GENERALIZATION_COLUMNS)
     assert sorted(group["proportion"].unique()) == [0.1, 1.0]
     assert group["predicted_classes"].between(1, 4).all()  # at most a task's labels
     roles = dict(zip(group["eval_task"], group["role"], strict=False))
     assert roles == {"syn_sst2": "id", "syn_agnews": "id", "syn_tweet": "ood"}
-    single = pd.read_parquet(results / "paper_b/generalization/cls/proportions/syn_sst2.parquet")
+    single = pd.read_parquet(
+        results / "paper_b/generalization/run0/cls/proportions/syn_sst2.parquet"
+    )
     assert set(single["trained"]) == {"syn_sst2"}
     assert dict(zip(single["eval_task"], single["role"], strict=False)) == {
         "syn_sst2": "id",
         "syn_agnews": "other",
         "syn_tweet": "ood",
     }
-    metrics = read_json(results / "paper_b/generalization/cls/proportions/group.json")
+    metrics = read_json(results / "paper_b/generalization/run0/cls/proportions/group.json")
     full = metrics["trainings"][-1]
     assert full["proportion"] == 1.0 and full["neurons"] == {t: LAYERS * WIDTH for t in TRAIN}
     for stem in ("B-F2", "B-F6"):
@@ -267,8 +270,10 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
     assert overlap["proportion"].tolist() == [0.1, 0.5, 1.0]
     assert overlap["overlap"].iloc[-1] == pytest.approx(100.0)
     assert overlap["test_neurons"].iloc[0] == TOP  # one test task
-    controlled = pd.read_parquet(results / "paper_b/generalization/cls-cls/controlled/q10.parquet")
-    assert tuple(controlled.columns) == GENERALIZATION_COLUMNS
+    controlled = pd.read_parquet(
+        results / "paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
+    )
+    assert tuple(controlled.columns) == ("run", *GENERALIZATION_COLUMNS)
     shares = controlled.drop_duplicates("trained", keep="first")
     assert shares["trained"].tolist() == ["natural", "drawn"]
     drawn = sorted(controlled.loc[controlled["trained"] == "drawn", "overlap"].unique())
@@ -285,14 +290,14 @@ def test_overlap_and_controlled_tables_b_t8_b_t9(results):
 
 
 def test_similarity_outputs_b_f3_b_t4(results):
-    frame = pd.read_parquet(results / "paper_b/similarity/syn_sst2.parquet")
+    frame = pd.read_parquet(results / "paper_b/similarity/run0/syn_sst2.parquet")
     assert frame.columns.tolist() == [
-        "layer", "test_task", "definition", "similarity", "chance", "trained"
+        "run", "layer", "test_task", "definition", "similarity", "chance", "trained"
     ]  # fmt: skip
     assert set(frame["definition"]) == {"centroid", "norm_weighted_overlap"}
     assert len(frame) == LAYERS * len(TEST) * 2
     assert frame["similarity"].dropna().between(-1, 1).all()
-    scores = pd.read_parquet(results / "paper_b/similarity/syn_sst2_scores.parquet")
+    scores = pd.read_parquet(results / "paper_b/similarity/run0/syn_sst2_scores.parquet")
     assert scores["eval_task"].tolist() == ["syn_sst2", *TEST]
     points = pd.read_csv(results / "tables/B-T4_points.csv")
     assert len(points) == len(TRAIN) * len(TEST)
@@ -307,12 +312,12 @@ def test_similarity_outputs_b_f3_b_t4(results):
 
 
 def test_continual_results_and_tables_b_t5_b_f4(results):
-    folder = results / "paper_b/continual"
+    folder = results / "paper_b/continual/run0"  # paper_b.runs: 1
     seqft = pd.read_parquet(folder / "order1/seqft.parquet")
     ncft = pd.read_parquet(folder / "order1/ncft.parquet")
     seqlora = pd.read_parquet(folder / "order1/seqlora.parquet")
-    assert tuple(seqft.columns) == tuple(ncft.columns) == CONTINUAL_COLUMNS
-    assert tuple(seqlora.columns) == CONTINUAL_COLUMNS
+    assert tuple(seqft.columns) == tuple(ncft.columns) == ("run", *CONTINUAL_COLUMNS)
+    assert tuple(seqlora.columns) == ("run", *CONTINUAL_COLUMNS)
     # after stage j the first j tasks of the order (paper_b.tasks) are tested
     tested = [[stage, task] for stage in (1, 2, 3) for task in TASKS[:stage]]
     assert seqft[["stage", "eval_task"]].values.tolist() == tested

@@ -1,6 +1,6 @@
 """Paper B, §6 and appendix A.2: neuron-level continual fine-tuning (NCFT, W-NCFT)
 against sequential full (SeqFT) and LoRA (SeqLoRA) and per-task fine-tuning, over the
-orders of paper_b.continual (B-T5, B-F4)."""
+orders of paper_b.continual (B-T5, B-F4), each training once per run (paper_b.runs)."""
 
 from skillneurons.paper_b.registry import PAPER_B
 
@@ -14,12 +14,13 @@ rule continual_training:
         model=model_files,
         splits=lambda w: PLAN.task_split_files(PLAN.continual_orders[w.order]),
     output:
-        results="results/{model}/paper_b/continual/{order}/{method}.parquet",
-        metrics="results/{model}/paper_b/continual/{order}/{method}.json",
+        results="results/{model}/paper_b/continual/run{run}/{order}/{method}.parquet",
+        metrics="results/{model}/paper_b/continual/run{run}/{order}/{method}.json",
     log:
-        "logs/{model}/paper_b/continual/{order}/{method}.log",
+        "logs/{model}/paper_b/continual/run{run}/{order}/{method}.log",
     wildcard_constraints:
         method=names_regex(PLAN.continual_methods),
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -51,7 +52,7 @@ rule continual_training:
         combine=config["paper_b"]["continual"]["combine"],
         batch_size=config["paper_b"]["batch_size"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=config["seed"],
+        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
     script:
         "../../scripts/paper_b/continual_training.py"
 
@@ -61,10 +62,12 @@ rule per_task_training:
         model=model_files,
         splits=lambda w: PLAN.task_split_files([w.task]),
     output:
-        results="results/{model}/paper_b/continual/per_task/{task}.parquet",
-        metrics="results/{model}/paper_b/continual/per_task/{task}.json",
+        results="results/{model}/paper_b/continual/run{run}/per_task/{task}.parquet",
+        metrics="results/{model}/paper_b/continual/run{run}/per_task/{task}.json",
     log:
-        "logs/{model}/paper_b/continual/per_task/{task}.log",
+        "logs/{model}/paper_b/continual/run{run}/per_task/{task}.log",
+    wildcard_constraints:
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -78,7 +81,7 @@ rule per_task_training:
         max_length=config["paper_b"]["max_length"],
         training=config["paper_b"]["continual"]["training"],
         batch_size=config["paper_b"]["batch_size"],
-        seed=config["seed"],
+        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
     script:
         "../../scripts/paper_b/per_task_training.py"
 

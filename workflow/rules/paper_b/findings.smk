@@ -11,11 +11,8 @@ rule findings_b:
         unpack(lambda w: PLAN.generalization_files(w.model)),
         unpack(lambda w: PLAN.similarity_files(w.model)),
         unpack(lambda w: PLAN.continual_findings_files(w.model)),
-        deactivation="results/{model}/paper_b/classification/deactivation.parquet",
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
         rankings=expand(
             "results/{{model}}/rankings/{task}.parquet", task=PLAN.paper_b_tasks

@@ -1,7 +1,8 @@
 """Paper B, §5 and appendices A.5-A.7: generalization and specialization through task
 neurons (B-F2, B-F6, B-T8, B-T9..B-T11) and the similarity of task neurons' parameters
 (B-F3, B-T4), on the classification group of paper_b.generalization and, on the causal
-LMs of paper_b.generation.models, the generation group of paper_b.generation."""
+LMs of paper_b.generation.models, the generation group of paper_b.generation; every
+training once per run (paper_b.runs), run r with seed + r."""
 
 from skillneurons.paper_b.registry import PAPER_B
 
@@ -24,10 +25,12 @@ rule proportion_training:
             for task in PLAN.groups(w.model)[w.group][0]
         ],
     output:
-        results="results/{model}/paper_b/generalization/{group}/proportions/{trained}.parquet",
-        metrics="results/{model}/paper_b/generalization/{group}/proportions/{trained}.json",
+        results="results/{model}/paper_b/generalization/run{run}/{group}/proportions/{trained}.parquet",
+        metrics="results/{model}/paper_b/generalization/run{run}/{group}/proportions/{trained}.json",
     log:
-        "logs/{model}/paper_b/proportion_training/{group}/{trained}.log",
+        "logs/{model}/paper_b/proportion_training/run{run}/{group}/{trained}.log",
+    wildcard_constraints:
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -43,7 +46,7 @@ rule proportion_training:
         training=config["paper_b"]["generalization"]["training"],
         rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=config["seed"],
+        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
     script:
         "../../scripts/paper_b/proportion_training.py"
 
@@ -57,10 +60,12 @@ rule controlled_overlap:
             for t in PLAN.controlled_tasks(w.model, w.pair)
         ],
     output:
-        results="results/{model}/paper_b/generalization/{pair}/controlled/{q}.parquet",
-        metrics="results/{model}/paper_b/generalization/{pair}/controlled/{q}.json",
+        results="results/{model}/paper_b/generalization/run{run}/{pair}/controlled/{q}.parquet",
+        metrics="results/{model}/paper_b/generalization/run{run}/{pair}/controlled/{q}.json",
     log:
-        "logs/{model}/paper_b/controlled_overlap/{pair}/{q}.log",
+        "logs/{model}/paper_b/controlled_overlap/run{run}/{pair}/{q}.log",
+    wildcard_constraints:
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -77,7 +82,7 @@ rule controlled_overlap:
         training=config["paper_b"]["generalization"]["training"],
         rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=config["seed"],
+        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r (its drawn sets too)
     script:
         "../../scripts/paper_b/controlled_overlap.py"
 
@@ -89,13 +94,14 @@ rule similarity_model:
             [w.task, *PLAN.similarity_tasks(w.model)[1]]
         ),
     output:
-        similarities="results/{model}/paper_b/similarity/{task}.parquet",
-        scores="results/{model}/paper_b/similarity/{task}_scores.parquet",
-        metrics="results/{model}/paper_b/similarity/{task}.json",
+        similarities="results/{model}/paper_b/similarity/run{run}/{task}.parquet",
+        scores="results/{model}/paper_b/similarity/run{run}/{task}_scores.parquet",
+        metrics="results/{model}/paper_b/similarity/run{run}/{task}.json",
     log:
-        "logs/{model}/paper_b/similarity_model/{task}.log",
+        "logs/{model}/paper_b/similarity_model/run{run}/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.train_tasks + PLAN.generation_train),
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -112,7 +118,7 @@ rule similarity_model:
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
         batch_size=config["paper_b"]["batch_size"],
-        seed=config["seed"],
+        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
     script:
         "../../scripts/paper_b/similarity_model.py"
 

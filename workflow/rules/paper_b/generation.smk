@@ -41,10 +41,7 @@ rule generation_split:
 
 rule generation_training_table:
     input:
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.generation_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
         zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "generation_training_table"),
@@ -66,7 +63,7 @@ rule generation_training_table:
 
 rule generation_deactivation_table:
     input:
-        "results/{model}/paper_b/generation/deactivation.parquet",
+        lambda w: PLAN.deactivation_files(w.model, "generation"),
     output:
         **paper_outputs(PAPER_B, "generation_deactivation_table"),
     log:
@@ -88,11 +85,8 @@ rule generation_deactivation_table:
 
 rule figure_generation_specificity:
     input:
-        deactivation="results/{model}/paper_b/generation/deactivation.parquet",
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.generation_tasks,
-        ),
+        deactivation=lambda w: PLAN.deactivation_files(w.model, "generation"),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
         zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "figure_generation_specificity"),

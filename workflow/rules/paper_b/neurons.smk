@@ -56,13 +56,14 @@ rule deactivation:
             else []
         ),
     output:
-        results="results/{model}/paper_b/{kind}/deactivation.parquet",
-        metrics="results/{model}/paper_b/{kind}/multitask.json",
-        neurons="results/{model}/paper_b/{kind}/multitask_neurons.parquet",
+        results="results/{model}/paper_b/{kind}/run{run}/deactivation.parquet",
+        metrics="results/{model}/paper_b/{kind}/run{run}/multitask.json",
+        neurons="results/{model}/paper_b/{kind}/run{run}/multitask_neurons.parquet",
     log:
-        "logs/{model}/paper_b/{kind}/deactivation.log",
+        "logs/{model}/paper_b/{kind}/run{run}/deactivation.log",
     wildcard_constraints:
         kind="classification|generation",
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -81,7 +82,9 @@ rule deactivation:
         random_draws=config["paper_b"]["random_draws"],
         by=config["paper_b"]["deactivation"],
         identify_on=config["paper_b"]["identify_on"]["deactivation"],
-        seed=config["seed"],
+        # run r: seed + r, its random draws from seed + r x random_draws
+        seed=lambda w: PLAN.run_seed(w.run),
+        draw_seed=lambda w: PLAN.draw_seed(w.run),
     script:
         "../../scripts/paper_b/deactivation.py"
 
@@ -116,17 +119,18 @@ rule neuron_training:
             PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
         ),
         neurons=lambda w: (
-            f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/multitask_neurons.parquet"
+            f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/run{w.run}/multitask_neurons.parquet"
             if config["paper_b"]["identify_on"]["training"] == "multitask"
             else PLAN.task_neuron_file(w.model, w.task)
         ),
     output:
-        results="results/{model}/paper_b/neuron_training/{task}.parquet",
-        metrics="results/{model}/paper_b/neuron_training/{task}.json",
+        results="results/{model}/paper_b/neuron_training/run{run}/{task}.parquet",
+        metrics="results/{model}/paper_b/neuron_training/run{run}/{task}.json",
     log:
-        "logs/{model}/paper_b/neuron_training/{task}.log",
+        "logs/{model}/paper_b/neuron_training/run{run}/{task}.log",
     wildcard_constraints:
         task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
+        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
@@ -146,7 +150,9 @@ rule neuron_training:
         random_draws=config["paper_b"]["random_draws"],
         identify_on=config["paper_b"]["identify_on"]["training"],
         parameters=config["paper_b"]["parameters"],
-        seed=config["seed"],
+        # run r: seed + r, its random draws from seed + r x random_draws
+        seed=lambda w: PLAN.run_seed(w.run),
+        draw_seed=lambda w: PLAN.draw_seed(w.run),
     script:
         "../../scripts/paper_b/neuron_training.py"
 
@@ -189,7 +195,7 @@ rule comparison:
 
 rule deactivation_table:
     input:
-        "results/{model}/paper_b/classification/deactivation.parquet",
+        lambda w: PLAN.deactivation_files(w.model, "classification"),
     output:
         **paper_outputs(PAPER_B, "deactivation_table"),
     log:
@@ -209,10 +215,7 @@ rule deactivation_table:
 
 rule training_table:
     input:
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "training_table"),
@@ -232,11 +235,8 @@ rule training_table:
 
 rule figure_task_specificity:
     input:
-        deactivation="results/{model}/paper_b/classification/deactivation.parquet",
-        training=expand(
-            "results/{{model}}/paper_b/neuron_training/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
+        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
     output:
         **paper_outputs(PAPER_B, "figure_task_specificity"),

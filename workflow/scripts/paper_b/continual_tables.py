@@ -1,11 +1,13 @@
 """Rule continual_tables: Table B-T5 (CL per order and method, SeqLoRA measured, with
 paper B's quoted EPI and O-LoRA rows), its a_ij matrices, and Figure and table B-F4 (FG
-per stage, with the findings engine's interval over the test samples) (paper B, §6)."""
+per stage, with the findings engine's interval over the test samples) (paper B, §6), each
+accuracy the mean over the training runs (paper_b.runs)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.continual import read_order_results
+from skillneurons.paper_b.continual import KEYS, read_order_results
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import (
     continual_matrix_table,
     continual_table,
@@ -18,8 +20,11 @@ from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
-    results = read_order_results(inputs.trained, params.orders)
-    per_task = pd.concat(map(pd.read_parquet, inputs.per_task), ignore_index=True)
+    results = {
+        order: run_means(frame, KEYS)
+        for order, frame in read_order_results(inputs.trained, params.orders).items()
+    }
+    per_task = run_means(pd.concat(map(pd.read_parquet, inputs.per_task), ignore_index=True), KEYS)
     write_frame(output.csv, output.md, continual_table(results, per_task), params.title)
     matrices = continual_matrix_table(results, per_task)
     write_frame(output.matrix_csv, output.matrix_md, matrices, params.matrix_title)

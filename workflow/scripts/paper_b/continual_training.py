@@ -1,6 +1,7 @@
 """Rule continual_training: learn the tasks of one order in turn by SeqFT (method seqft),
 SeqLoRA (seqlora) or NCFT, testing W-NCFT beside it (method ncft: its file holds both),
-after every stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4)."""
+after every stage testing the tasks learnt so far (paper B, §6, A.2: B-T5, B-F4), one
+training run (paper_b.runs) of it."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -9,6 +10,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b import continual
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
+from skillneurons.paper_b.runs import with_run
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -55,6 +57,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             loaded, heads, encoded, order, training, ncft, features=features,
             batch_size=params.batch_size,
         )  # fmt: skip
+    run = int(snakemake.wildcards.run)
     identity = {"model": snakemake.wildcards.model, "order": snakemake.wildcards.order}
-    write_frame_parquet(output.results, results, {**identity, "tasks": order})
+    identity |= {"run": run, "seed": params.seed}
+    write_frame_parquet(output.results, with_run(results, run), {**identity, "tasks": order})
     write_json(output.metrics, {**identity, "method": method, "tasks": order, "stages": metrics})

@@ -1,6 +1,7 @@
 """Rule deactivation: fine-tune one model on the mixture of the tasks of one kind
 (classification or generation), find each task's neurons on it, and score every task
-with each task's (and random) neurons deactivated (paper B, §4.1: B-T1, B-F5a/b)."""
+with each task's (and random) neurons deactivated (paper B, §4.1: B-T1, B-F5a/b), one
+training run (paper_b.runs) of it."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -9,6 +10,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b import relevance
 from skillneurons.paper_b.deactivation import deactivation_results, train_multitask
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import task_scorers
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
@@ -30,7 +32,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         {task: scorer.train for task, scorer in scorers.items()},
         **attribution, seed=params.seed,
     )  # fmt: skip
+    run = int(snakemake.wildcards.run)
     identity = {"model": snakemake.wildcards.model, "identified_on": "multitask model"}
+    identity |= {"run": run, "seed": params.seed}
     relevance.write_multitask_neurons(output.neurons, tables, {**identity, **attribution})
     if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
         tables = relevance.read_task_neuron_tables(list(scorers), inputs.base_neurons)
@@ -39,8 +43,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         tables, fraction=params.fraction, per_layer=per_layer
     )
     results = deactivation_results(
-        scorers, neurons, width=width, random_draws=params.random_draws, seed=params.seed,
-        by=params.by,
+        scorers, neurons, width=width, random_draws=params.random_draws,
+        seed=params.draw_seed, by=params.by,
     )  # fmt: skip
-    write_frame_parquet(output.results, results, {**identity, "identify_on": params.identify_on})
+    metadata = {**identity, "identify_on": params.identify_on}
+    write_frame_parquet(output.results, with_run(results, run), metadata)
     write_json(output.metrics, {**identity, **metrics})

@@ -1,13 +1,17 @@
 """Rules deactivation_table and generation_deactivation_table: Table B-T1 (B-T6 with
 Bloom) and its generation rows: per task, the multi-task model's score (accuracy, or
-ROUGE-L) as trained, with random neurons and with the task's neurons deactivated."""
+ROUGE-L) as trained, with random neurons and with the task's neurons deactivated, each
+the mean over the multi-task model's training runs (paper_b.runs)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import deactivation_table, mean_row
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
-    table = mean_row(deactivation_table(pd.read_parquet(snakemake.input[0])))
+    results = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)
+    table = mean_row(deactivation_table(run_means(results, KEYS)))
     write_frame(snakemake.output.csv, snakemake.output.md, table, snakemake.params.title, ".1f")

@@ -3,19 +3,24 @@ appendix A.4), for the classification tasks (panels a and c) or the generation t
 (b and d, ROUGE-L): the drop of every task's score when each task's neurons are
 deactivated in the multi-task model, its change over zero-shot when each task's
 neurons are trained, and, as the control (ours), when layer-matched random neurons are
-trained on each task (mean over the random draws)."""
+trained on each task (mean over the random draws); trainings are the mean over their
+runs (paper_b.runs)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
-    deactivation = pd.read_parquet(inputs.deactivation)
+    deactivation = pd.concat(map(pd.read_parquet, inputs.deactivation), ignore_index=True)
+    deactivation = run_means(deactivation, KEYS)
     training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
+    training = run_means(training, KEYS)
     zero_shot = reference_scores(pd.read_parquet(inputs.zero_shot), "zero_shot")
     (off, on), measure = params.panels, params.measure
     matrices = {

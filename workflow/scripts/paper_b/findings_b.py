@@ -64,7 +64,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         results = read_order_results(inputs.continual_trained, params.continual)
         more += continual_claims(results, frames(inputs.continual_per_task), settings)
     table = findings_table(
-        deactivation=pd.read_parquet(inputs.deactivation),
+        deactivation=frames(inputs.deactivation),
         training=frames(inputs.training),
         zero_shot=pd.read_parquet(inputs.zero_shot),
         scores={
@@ -83,7 +83,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         settings=settings,
         generation=(
             {
-                "deactivation": pd.read_parquet(inputs.generation_deactivation),
+                "deactivation": frames(inputs.generation_deactivation),
                 "training": frames([*inputs.generation_training, inputs.generation_zero_shot]),
             }
             if "generation_training" in inputs.keys()

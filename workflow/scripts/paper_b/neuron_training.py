@@ -1,6 +1,6 @@
 """Rule neuron_training: train only one task's neurons (and, in several draws, as many
 random neurons per layer) and score every task of its kind (paper B, §4.2: B-T2,
-B-F5c/d)."""
+B-F5c/d), one training run (paper_b.runs) of each."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -26,9 +26,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         scorers, task, relevance.task_neurons(table, params.fraction, per_layer),
         width=relevance.layer_width(table),
         training=TrainingSettings.from_config(params.training, params.seed),
-        random_draws=params.random_draws, seed=params.seed,
+        random_draws=params.random_draws, seed=params.draw_seed,
+        run=int(snakemake.wildcards.run),
         output_only=params.parameters == "output_only",  # paper_b.parameters
     )  # fmt: skip
-    identity = {"model": snakemake.wildcards.model, "task": task}
+    identity = {"model": snakemake.wildcards.model, "task": task, "seed": params.seed}
     write_frame_parquet(output.results, results, {**identity, "identify_on": params.identify_on})
     write_json(output.metrics, {**identity, **metrics})

@@ -1,5 +1,6 @@
 """Rule per_task_training: fully fine-tune the base model on one task alone and test it,
-per-task FT, the reference A_i of paper B's Eq. 5 (§6: B-T5, B-F4)."""
+per-task FT, the reference A_i of paper B's Eq. 5 (§6: B-T5, B-F4), one training run
+(paper_b.runs) of it."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -8,6 +9,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import encode_tasks, task_classifiers
 from skillneurons.paper_b.continual import per_task_fine_tuning
+from skillneurons.paper_b.runs import with_run
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -20,6 +22,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         TrainingSettings.from_config(params.training, params.seed),
         freeze_embeddings=params.training["freeze_embeddings"], batch_size=params.batch_size,
     )  # fmt: skip
-    identity = {"model": snakemake.wildcards.model, "task": task}
-    write_frame_parquet(output.results, results, identity)
+    run = int(snakemake.wildcards.run)
+    identity = {"model": snakemake.wildcards.model, "task": task, "run": run, "seed": params.seed}
+    write_frame_parquet(output.results, with_run(results, run), identity)
     write_json(output.metrics, {**identity, **metrics})

@@ -1,13 +1,14 @@
 """Rule proportion_tables: Figures and tables B-F2 (a group's training tasks trained
 together) and B-F6 (one model per task): in-domain and out-of-domain scores against the
-share of task neurons trained (paper B, §5.1, appendix A.5), each point of the trained
-models with the findings engine's interval over the test samples
+share of task neurons trained (paper B, §5.1, appendix A.5), each point the mean over the
+training runs (paper_b.runs), with the findings engine's interval over the test samples
 (skillneurons.reporting.intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.generalization import with_single_task_groups
+from skillneurons.paper_b.generalization import KEYS, with_single_task_groups
+from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import proportion_table, reference_scores, role_series
 from skillneurons.reporting.figures import proportion_figure, save_figure
 from skillneurons.reporting.findings import BootstrapSettings
@@ -29,6 +30,10 @@ def with_series(results: pd.DataFrame, panel) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def run_mean(paths) -> pd.DataFrame:
+    return run_means(frames(paths), KEYS)
+
+
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
     zero_shot = {}
@@ -36,9 +41,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         zero_shot |= reference_scores(frames(inputs.zero_shot), "zero_shot")
     if "generation_zero_shot" in inputs.keys():
         zero_shot |= reference_scores(frames(inputs.generation_zero_shot), "zero_shot")
-    together = frames(inputs.group)
+    together = run_mean(inputs.group)
     group = proportion_table(together, zero_shot)
-    sweeps = with_single_task_groups(together, map(pd.read_parquet, inputs.single))
+    sweeps = with_single_task_groups(together, [run_mean(inputs.single)] if inputs.single else [])
     single = proportion_table(sweeps, zero_shot)
     write_frame(output.group_csv, output.group_md, group, params.group_title, ".1f")
     write_frame(output.single_csv, output.single_md, single, params.single_title, ".1f")

@@ -1,6 +1,7 @@
 """Rule proportion_training: from the base model, train only the top-p share of a group's
 task neurons, for every p, and score both groups' tasks (paper B, §5.1: B-F2 with the
-group's training tasks together, wildcard trained = group; A.5: B-F6 with one task)."""
+group's training tasks together, wildcard trained = group; A.5: B-F6 with one task), one
+training run (paper_b.runs) of it."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
@@ -9,6 +10,7 @@ from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.generalization import proportion_sweep
 from skillneurons.paper_b.relevance import read_task_neuron_tables
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import task_scorers
 
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
@@ -25,5 +27,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         rate_share=params.rate_share,
     )  # fmt: skip
     identity = {"model": snakemake.wildcards.model, "group": group, "trained": trained}
-    write_frame_parquet(output.results, results, identity)
+    identity |= {"run": int(snakemake.wildcards.run), "seed": params.seed}
+    write_frame_parquet(output.results, with_run(results, identity["run"]), identity)
     write_json(output.metrics, {**identity, "trainings": metrics})

@@ -1,12 +1,14 @@
 """Rule similarity_model: fully fine-tune the base model on one training task (M_i; a
 classification or a generation task), find the training and test tasks' neurons on it,
-and compare their parameters layer by layer (paper B, §5.2: B-F3, B-T4)."""
+and compare their parameters layer by layer (paper B, §5.2: B-F3, B-T4), one training run
+(paper_b.runs) of it."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.loading import load_on_device
 from skillneurons.models.training import TrainingSettings
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import task_scorers
 from skillneurons.paper_b.similarity import model_similarity
 
@@ -26,7 +28,9 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         freeze_embeddings=params.training["freeze_embeddings"], fraction=params.fraction,
         definitions=params.definitions, relevance=relevance, seed=params.seed,
     )  # fmt: skip
-    identity = {"model": snakemake.wildcards.model, "trained": task}
-    write_frame_parquet(output.similarities, similarities.assign(trained=task), identity)
-    write_frame_parquet(output.scores, scores.assign(trained=task), identity)
+    run = int(snakemake.wildcards.run)
+    identity = {"model": snakemake.wildcards.model, "trained": task, "run": run}
+    identity |= {"seed": params.seed}
+    for path, frame in ((output.similarities, similarities), (output.scores, scores)):
+        write_frame_parquet(path, with_run(frame.assign(trained=task), run), identity)
     write_json(output.metrics, {**identity, **metrics})

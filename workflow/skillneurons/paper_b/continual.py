@@ -36,11 +36,11 @@ with every stage's matrix zero outside its set, which shrinks shared neurons by 
 ``1/i``); ``θ_n^(k)`` is the neuron's parameters after stage ``k``. Other neurons stay
 as they are. It needs the test task's identity, as paper B's does.
 
-Results (``results/{model}/paper_b/continual/{order}/*.parquet``): ``method``,
-``stage`` (1-based: tested after learning the first ``stage`` tasks), ``stage_task``
-(the task learnt at that stage), ``eval_task``, ``accuracy`` and ``correct`` (bool per
-test sample); :func:`skillneurons.paper_b.tables.accuracy_matrix` turns them into
-``a_ij``.
+Results (``results/{model}/paper_b/continual/run{r}/{order}/*.parquet``, one folder per
+training run of config ``paper_b.runs``): ``run``, ``method``, ``stage`` (1-based:
+tested after learning the first ``stage`` tasks), ``stage_task`` (the task learnt at
+that stage), ``eval_task``, ``accuracy`` and ``correct`` (bool per test sample);
+:func:`skillneurons.paper_b.tables.accuracy_matrix` turns them into ``a_ij``.
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ from skillneurons.paper_b.relevance import relevance_table
 METHODS = ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
 COMBINES = ("normalized", "literal")
 COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
+#: The columns that name an evaluation (a training run's files add ``run`` first:
+#: :mod:`skillneurons.paper_b.runs`).
+KEYS = ("method", "stage", "stage_task", "eval_task")
 Neurons = Mapping[int, np.ndarray]
 
 
@@ -91,8 +94,9 @@ def _row(method: str, stage: int, stage_task: str, eval_task: str, correct) -> d
 
 
 def read_order_results(paths: Sequence[str], orders: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """Per order, its methods' result files concatenated: ``paths`` holds the same
-    number of files for each of ``orders`` in turn (``expand`` over order, then method)."""
+    """Per order, its runs' and methods' result files concatenated: ``paths`` holds the
+    same number of files for each of ``orders`` in turn (``expand`` over order, then run
+    and method)."""
     if not orders or len(paths) % len(orders):
         raise ValueError(f"{len(paths)} result files do not split over the orders {orders}")
     size = len(paths) // len(orders)

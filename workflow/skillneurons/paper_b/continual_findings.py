@@ -1,7 +1,9 @@
 """Paper B's continual-learning claims (§6, Table 5, B-T5), decided by the findings
 engine: each compares two methods' CL (Eq. 4: the mean test accuracy over an order's
-tasks after its last stage), averaged over the configured orders, with every task's
-test samples resampled (the same draw for both methods, which test the same samples).
+tasks after its last stage), averaged over the configured orders and the training runs
+(config ``paper_b.runs``: every method and per-task FT trained once per run, run ``r``
+with seed + r), with the runs resampled as the top unit and every task's test samples
+within them (the same draw for both methods, which test the same samples).
 
 =========================================  ===========================================
 claim                                      effect
@@ -28,10 +30,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.findings import ONE_TRAINING
+from skillneurons.paper_b.findings import RUNS
 from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, decide, unavailable
 
-RESAMPLED = "test samples of each task"
+RESAMPLED = "training runs > test samples of each task"
 
 
 def _claim(claim: str, effect: str, paper_value: str, margin: float, basis: str) -> Claim:
@@ -107,17 +109,23 @@ RETENTION = tuple(
 )
 
 
+def _runs(results: Mapping[str, pd.DataFrame]) -> list[int]:
+    """The training runs of the orders' results (their ``run`` column), in order."""
+    return sorted({int(run) for frame in results.values() for run in frame["run"]})
+
+
 def _final_correct(
-    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, method: str
+    results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, method: str, run: int
 ) -> list[dict[str, np.ndarray]]:
-    """Per order, ``{eval_task: correct}`` after its last stage (per-task FT: each
-    task's own model)."""
+    """Per order, ``{eval_task: correct}`` of training run ``run`` after its last stage
+    (per-task FT: each task's own model of that run)."""
     finals = []
     for frame in results.values():
+        frame = frame[frame["run"] == run]
         last = frame["stage"].max()
         tasks = frame.loc[frame["stage"] == last, "eval_task"].unique()
         if method == "per_task":
-            rows = per_task[per_task["eval_task"].isin(tasks)]
+            rows = per_task[(per_task["run"] == run) & per_task["eval_task"].isin(tasks)]
         else:
             rows = frame[(frame["method"] == method) & (frame["stage"] == last)]
         finals.append({row.eval_task: np.asarray(row.correct, bool) for row in rows.itertuples()})
@@ -132,30 +140,37 @@ def continual_claims(
 ) -> list[dict]:
     """The module docstring's rows: ``contrasts`` (the mean over orders),
     :data:`EVERY_ORDER`, :data:`RETENTION`. ``results``: per order, its SeqFT, SeqLoRA
-    and NCFT files concatenated (:data:`skillneurons.paper_b.continual.COLUMNS`);
-    ``per_task``: every task's per-task FT results."""
+    and NCFT files of every run concatenated (``run``, then
+    :data:`skillneurons.paper_b.continual.COLUMNS`); ``per_task``: every task's per-task
+    FT results of every run. An order's effect is the mean over the drawn runs."""
     if not results:
         claims = [claim for claim, *_ in (*contrasts, *EVERY_ORDER, *RETENTION)]
         return [unavailable(claim, "no continual-learning order") for claim in claims]
+    runs = _runs(results)
     finals = {
-        method: _final_correct(results, per_task, method)
+        method: [_final_correct(results, per_task, method, run) for run in runs]
         for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
     }
     sizes = Units(
-        runs=ONE_TRAINING,
+        runs={RUNS: len(runs)},
         samples={
             f"{task}: test samples": len(correct)
-            for order in finals["seqft"]
+            for order in finals["seqft"][0]
             for task, correct in order.items()
         },
     )
 
     def cl(method: str, indices: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Per order, CL (Eq. 4) on the drawn test samples."""
+        """Per drawn run and order, CL (Eq. 4) on the drawn test samples."""
         return np.array(
             [
-                np.mean([c[indices[f"{task}: test samples"]].mean() for task, c in order.items()])
-                for order in finals[method]
+                [
+                    np.mean(
+                        [c[indices[f"{task}: test samples"]].mean() for task, c in order.items()]
+                    )
+                    for order in finals[method][run]
+                ]
+                for run in indices[RUNS]
             ]
         )
 
@@ -164,13 +179,15 @@ def continual_claims(
         *((contrast, np.mean) for contrast in contrasts),
         *((contrast, np.min) for contrast in EVERY_ORDER),
     ]:
-        missing = [m for m in (higher, lower) if any(not order for order in finals[m])]
+        missing = [
+            m for m in (higher, lower) if any(not order for run in finals[m] for order in run)
+        ]
         if missing:
             rows.append(unavailable(claim, f"no results for {missing}"))
             continue
 
         def statistic(idx, h=higher, lo=lower, fold=fold) -> float:
-            return float(fold(cl(h, idx) - cl(lo, idx)))
+            return float(fold((cl(h, idx) - cl(lo, idx)).mean(axis=0)))
 
         rows.append(decide(claim, statistic, sizes, settings))
     return [*rows, *retention_claims(results, per_task, settings)]
@@ -187,19 +204,30 @@ def retention_claims(
 ) -> list[dict]:
     """B-F4's claims (:data:`RETENTION`): per order and stage ``j >= 2``, FG_j (Eq. 5,
     a ratio: ``1/(j-1) sum_{i<j} a_ij / A_i``, ``A_i`` per-task FT's accuracy on task
-    ``i``) of the method minus SeqFT's; the effect is the smallest over orders and
-    stages ("at every stage"), every task's test samples resampled."""
-    reference = {r.eval_task: np.asarray(r.correct, bool) for r in per_task.itertuples()}
+    ``i``) of the method minus SeqFT's, each run's against its own per-task FT, the
+    mean over the drawn runs; the effect is the smallest over orders and stages ("at
+    every stage"), the runs and every task's test samples resampled."""
+    runs = _runs(results)
+    reference = [
+        {
+            r.eval_task: np.asarray(r.correct, bool)
+            for r in per_task[per_task["run"] == run].itertuples()
+        }
+        for run in runs
+    ]
     orders = []
     for frame in results.values():
         tasks = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        methods = {m: _stage_correct(frame, m) for m in ("seqft", "ncft", "wncft")}
+        methods = [
+            {m: _stage_correct(frame[frame["run"] == run], m) for m in ("seqft", "ncft", "wncft")}
+            for run in runs
+        ]
         orders.append((tasks, methods))
     if not orders or max(len(tasks) for tasks, _ in orders) < 2:
         return [unavailable(claim, "no order of two stages") for claim, _ in RETENTION]
     sizes = Units(
-        runs=ONE_TRAINING,
-        samples={f"{task}: test samples": len(c) for task, c in reference.items()},
+        runs={RUNS: len(runs)},
+        samples={f"{task}: test samples": len(c) for task, c in reference[0].items()},
     )
 
     def accuracy(correct: np.ndarray, task: str, indices) -> float:
@@ -208,23 +236,26 @@ def retention_claims(
     def gaps(method: str, indices) -> list[float]:
         found = []
         for tasks, methods in orders:
-            own = {t: accuracy(reference[t], t, indices) for t in tasks}
             for stage in range(2, len(tasks) + 1):
-                fg = {
-                    m: np.mean(
-                        [
-                            accuracy(methods[m][(stage, t)], t, indices) / own[t]
-                            for t in tasks[: stage - 1]
-                        ]
-                    )
-                    for m in (method, "seqft")
-                }
-                found.append(fg[method] - fg["seqft"])
+                per_run = []
+                for run in indices[RUNS]:
+                    own = {t: accuracy(reference[run][t], t, indices) for t in tasks}
+                    fg = {
+                        m: np.mean(
+                            [
+                                accuracy(methods[run][m][(stage, t)], t, indices) / own[t]
+                                for t in tasks[: stage - 1]
+                            ]
+                        )
+                        for m in (method, "seqft")
+                    }
+                    per_run.append(fg[method] - fg["seqft"])
+                found.append(np.mean(per_run))
         return found
 
     rows = []
     for claim, method in RETENTION:
-        if not all(methods[method] for _, methods in orders):
+        if not all(run[method] for _, methods in orders for run in methods):
             rows.append(unavailable(claim, f"no results for {method}"))
             continue
         rows.append(decide(claim, lambda i, m=method: float(np.min(gaps(m, i))), sizes, settings))

@@ -16,7 +16,9 @@ whose neurons were used; empty for none), ``draw`` (random draw, 0 otherwise),
 ``eval_task``, ``metric`` (``accuracy`` or ``rouge_l``: the task's
 :attr:`skillneurons.paper_b.scorers.TaskScorer.metric`), ``score`` (float64, the mean)
 and ``sample_scores`` (float64 per test sample, in split order: 1.0 or 0.0 for a right
-or wrong label, or the ROUGE-L F1).
+or wrong label, or the ROUGE-L F1). A compared training's results (B-T2's) start with
+``run``, the training run (:data:`RUN_COLUMNS`, :mod:`skillneurons.paper_b.runs`);
+tables average the runs, the findings resample them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ from skillneurons.models.training import predict
 from skillneurons.neurons.hooks import NeuronEdit, edit_activations
 
 COLUMNS = ("condition", "source", "draw", "eval_task", "metric", "score", "sample_scores")
+#: The results of one run of a compared training (config ``paper_b.runs``): ``run`` first.
+RUN_COLUMNS = ("run", *COLUMNS)
+#: The columns that name an evaluation (what :func:`skillneurons.paper_b.runs.run_means`
+#: averages the runs of).
+KEYS = ("condition", "source", "draw", "eval_task", "metric")
 #: How a neuron is deactivated (config ``paper_b.deactivation``).
 DEACTIVATION_METHODS = ("activations", "weights")
 

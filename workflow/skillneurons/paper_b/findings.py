@@ -4,19 +4,19 @@
 claim                                          effect; resampled
 =============================================  ============================================
 deactivating task neurons hurts more than      accuracy with random neurons deactivated
-random ones (§4.1, B-T1: 76.0 vs 84.8)         minus with the task's, task mean; test
-                                               samples of each task, random draws
+random ones (§4.1, B-T1: 76.0 vs 84.8)         minus with the task's, task mean; runs >
+                                               random draws > test samples of each task
 training task neurons gains more than          accuracy after training the task's
 training random ones (§4.2, B-T2: 29.9 vs      neurons minus after training random ones,
-1.5 points)                                    task mean; test samples, random draws
+1.5 points)                                    task mean; runs > random draws > samples
 deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own neurons are
                                                off minus the mean drop of the row's and
-                                               column's other cells; test samples
+                                               column's other cells; runs > samples
 training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
 the task's own neurons make B-F5c's diagonal   B-F5c's per-task margin above minus the
 dominate more than random neurons trained on   same margin of the matrix of layer-matched
 the same data (control; ours)                  random neurons trained on the row's task,
-                                               task mean; test samples, random draws
+                                               task mean; runs > random draws > samples
 generation: deactivating and training task     the five claims above on the generation
 neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
 B-F5b, B-F5d, B-F5d's control)                 test sample scored by its ROUGE-L F1
@@ -33,10 +33,13 @@ A's order hurts its own model more than B's    area under B's curve minus under 
 (AB-F1; new)                                   task mean; test samples
 =============================================  ============================================
 
-Each compared paper-B training is one run today (:data:`ONE_TRAINING`): those rows keep
-their interval over the random draws and test samples, and stay inconclusive below
-``findings.min_runs`` (:mod:`skillneurons.reporting.findings`). The AB claims stand on
-paper A's prompt trials.
+The part-1 claims resample the training runs of their results (config
+``paper_b.runs``: the ``run`` column, :data:`RUNS`) as their top unit, the random draws
+nested in each run, and the test samples (the same under every run) crossed with them;
+a claim on fewer runs than ``findings.min_runs`` stays inconclusive
+(:mod:`skillneurons.reporting.findings`). Results without a ``run`` column (the
+untrained model's zero-shot scores) are one run, shared by every run they are compared
+with. The AB claims stand on paper A's prompt trials.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
+from skillneurons.paper_b.runs import with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
@@ -63,7 +67,7 @@ DEACTIVATION_VS_RANDOM = Claim(
     "deactivating a task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1",
     "accuracy with random k% deactivated - with the task's k% deactivated, task mean",
-    "test samples of each task, random draws",
+    "training runs > random draws > test samples of each task",
     "84.8 vs 76.0 (classification mean)",
     margin=0.044,
     margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points)",
@@ -72,7 +76,7 @@ TRAINING = Claim(
     "training only a task's neurons gains more than training random neurons",
     "§4.2, B-T2",
     "accuracy after training the task's k% - after training random k%, task mean",
-    "test samples of each task, random draws",
+    "training runs > random draws > test samples of each task",
     "gains 29.9 vs 1.5 points",
     margin=0.142,
     margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points)",
@@ -81,7 +85,7 @@ DEACTIVATION_SPECIFIC = Claim(
     "deactivating a task's neurons hurts that task most (the diagonal dominates)",
     "A.4, B-F5a",
     "own drop - mean drop of the other cells of its row and column, task mean",
-    "test samples of each task",
+    "training runs > test samples of each task",
     "the diagonal dominates its row and column",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy (B-F5a gives no number)",
@@ -90,7 +94,7 @@ TRAINING_SPECIFIC = Claim(
     "training a task's neurons helps that task most (the diagonal dominates)",
     "A.4, B-F5c",
     "own gain over zero-shot - mean gain of the other cells of its row and column",
-    "test samples of each task",
+    "training runs > test samples of each task",
     "the diagonal dominates, 4 of 12 tasks excepted",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy (B-F5c gives no number)",
@@ -101,7 +105,7 @@ TRAINING_CONTROL = Claim(
     "A.4, B-F5c (control; ours)",
     "B-F5c's margin (own gain - mean gain of the other cells of its row and column) - "
     "the same margin with layer-matched random neurons trained, task mean",
-    "test samples of each task, random draws",
+    "training runs > random draws > test samples of each task",
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy",
@@ -110,7 +114,7 @@ DEACTIVATION_GENERATION = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1 (generation)",
     "ROUGE-L F1 with random k% deactivated - with the task's k% deactivated, task mean",
-    "test samples of each generation task, random draws",
+    "training runs > random draws > test samples of each generation task",
     "42.3 vs 32.0 (generation mean)",
     margin=0.0515,
     margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points)",
@@ -119,7 +123,7 @@ DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "deactivating a generation task's neurons hurts that task most (the diagonal dominates)",
     "A.4, B-F5b",
     "own ROUGE-L F1 drop - mean drop of the other cells of its row and column, task mean",
-    "test samples of each generation task",
+    "training runs > test samples of each generation task",
     "the diagonal dominates its row and column",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5b gives no number)",
@@ -128,7 +132,7 @@ TRAINING_GENERATION = Claim(
     "training only a generation task's neurons gains more than training random neurons",
     "§4.2, B-T2 (generation)",
     "ROUGE-L F1 after training the task's k% - after training random k%, task mean",
-    "test samples of each generation task, random draws",
+    "training runs > random draws > test samples of each generation task",
     "gains 17.2 vs 2.7 points",
     margin=0.0725,
     margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points)",
@@ -137,7 +141,7 @@ GENERATION_SPECIFIC = Claim(
     "training a generation task's neurons helps that task most (the diagonal dominates)",
     "A.4, B-F5d",
     "own ROUGE-L F1 gain over zero-shot - mean gain of the other cells of its row and column",
-    "test samples of each generation task",
+    "training runs > test samples of each generation task",
     "the diagonal dominates, E2E and CommonGen excepted",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5d gives no number)",
@@ -148,7 +152,7 @@ GENERATION_CONTROL = Claim(
     "A.4, B-F5d (control; ours)",
     "B-F5d's ROUGE-L F1 margin (own gain - mean gain of the other cells of its row and "
     "column) - the same margin with layer-matched random neurons trained, task mean",
-    "test samples of each generation task, random draws",
+    "training runs > random draws > test samples of each generation task",
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1",
@@ -202,16 +206,28 @@ A_OVER_B = Claim(
 )
 
 
+#: The top unit of the part-1 claims: the training runs (config ``paper_b.runs``).
+RUNS = "training runs"
+#: A claim on no training (B-T8: the base model's task neurons): one run.
+ONE_TRAINING = {RUNS: 1}
+
+
+def _runs(results: pd.DataFrame) -> list[int]:
+    """The training runs of the trained (``task``) rows of ``results``, in order."""
+    trained = with_runs(results)
+    return sorted(set(trained.loc[trained["condition"] == "task", "run"]))
+
+
 def _cells(
     results: pd.DataFrame, column: str = "sample_scores"
-) -> dict[tuple[str, str, str, int], np.ndarray]:
-    """(condition, source, eval_task, draw) -> per test sample score: ``column`` as
+) -> dict[tuple[int, str, str, str, int], np.ndarray]:
+    """(run, condition, source, eval_task, draw) -> per test sample score: ``column`` as
     floats (``sample_scores``: 1 or 0 for a label, the ROUGE-L F1 for generation)."""
     return {
-        (row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(
+        (int(row.run), row.condition, row.source, row.eval_task, int(row.draw)): np.asarray(
             getattr(row, column), np.float64
         )
-        for row in results.itertuples()
+        for row in with_runs(results).itertuples()
     }
 
 
@@ -219,23 +235,19 @@ def _mean_score(scores: np.ndarray, indices: Mapping[str, np.ndarray], task: str
     return float(scores[indices[f"{task}: test samples"]].mean())
 
 
-#: Every compared paper-B training is one run today (issue 37 adds seeds).
-ONE_TRAINING = {"training runs": 1}
-
-
 def _units(results: pd.DataFrame, tasks, draws: bool, column: str) -> Units:
-    """One training run > the random draws (``draws``) > each task's test samples."""
+    """The training runs > the random draws (``draws``) > each task's test samples."""
     cells = _cells(results, column)
     samples = {}
     for task in tasks:
-        sample = next(v for key, v in cells.items() if key[2] == task)
+        sample = next(v for key, v in cells.items() if key[3] == task)
         samples[f"{task}: test samples"] = len(sample)
     random = {}
     if draws:
         random["random draws"] = (
             int(results.loc[results["condition"] == "random", "draw"].max()) + 1
         )
-    return Units(runs=ONE_TRAINING, draws=random, samples=samples)
+    return Units(runs={RUNS: len(_runs(results))}, draws=random, samples=samples)
 
 
 def random_vs_task(
@@ -250,18 +262,22 @@ def random_vs_task(
     cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     draws = int(results.loc[results["condition"] == "random", "draw"].max()) + 1
+    runs = _runs(results)
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         gaps = []
-        for task in tasks:
-            own = _mean_score(cells[("task", task, task, 0)], indices, task)
-            random = np.mean(
-                [
-                    _mean_score(cells[("random", task, task, int(d % draws))], indices, task)
-                    for d in indices["random draws"]
-                ]
-            )
-            gaps.append(random - own if better == "random" else own - random)
+        for run in (runs[r] for r in indices[RUNS]):
+            for task in tasks:
+                own = _mean_score(cells[(run, "task", task, task, 0)], indices, task)
+                random = np.mean(
+                    [
+                        _mean_score(
+                            cells[(run, "random", task, task, int(d % draws))], indices, task
+                        )
+                        for d in indices["random draws"]
+                    ]
+                )
+                gaps.append(random - own if better == "random" else own - random)
         return float(np.mean(gaps))
 
     return decide(claim, statistic, _units(results, tasks, True, column), settings)
@@ -270,28 +286,33 @@ def random_vs_task(
 def diagonal_dominance(
     claim: Claim,
     results: pd.DataFrame,
-    reference: Mapping[str, np.ndarray],
+    reference: Mapping[tuple[int, str], np.ndarray],
     sign: float,
     settings: BootstrapSettings,
     column: str = "sample_scores",
 ) -> dict:
-    """Per task ``i``: ``sign * (change_ii - mean of change_ij, change_ji, j != i)``,
-    where ``change_ij`` is task ``j``'s score (mean ``column`` per test sample) with task
-    ``i``'s neurons deactivated (or trained) minus ``reference[j]``'s (as trained, or
-    zero-shot); ``sign`` -1 turns accuracy changes into drops."""
+    """Per run and task ``i``: ``sign * (change_ii - mean of change_ij, change_ji, j !=
+    i)``, where ``change_ij`` is task ``j``'s score (mean ``column`` per test sample)
+    with task ``i``'s neurons deactivated (or trained) minus ``reference[(run, j)]``'s
+    (as trained, or zero-shot: :func:`_references`); ``sign`` -1 turns accuracy changes
+    into drops. The mean over runs and tasks."""
     cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     if len(tasks) < 2:
         return unavailable(claim, "one task: no off-diagonal cells")
+    runs = _runs(results)
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        base = {task: _mean_score(reference[task], indices, task) for task in tasks}
-        change = {
-            (i, j): sign * (_mean_score(cells[("task", i, j, 0)], indices, j) - base[j])
-            for i in tasks
-            for j in tasks
-        }
-        return float(np.mean(_diagonal_margins(change, tasks)))
+        margins = []
+        for run in (runs[r] for r in indices[RUNS]):
+            base = {task: _mean_score(reference[(run, task)], indices, task) for task in tasks}
+            change = {
+                (i, j): sign * (_mean_score(cells[(run, "task", i, j, 0)], indices, j) - base[j])
+                for i in tasks
+                for j in tasks
+            }
+            margins.append(_diagonal_margins(change, tasks))
+        return float(np.mean(margins))
 
     return decide(claim, statistic, _units(results, tasks, False, column), settings)
 
@@ -327,50 +348,59 @@ def diagonal_control(
     if random.empty:
         return unavailable(claim, "no random trainings")
     draws = int(random.max()) + 1
+    runs = _runs(results)
     missing = [
-        (i, j, d)
+        (run, i, j, d)
+        for run in runs
         for i in tasks
         for j in tasks
         for d in range(draws)
-        if ("random", i, j, d) not in cells
+        if (run, "random", i, j, d) not in cells
     ]
     if missing:
-        i, j, d = missing[0]
+        run, i, j, d = missing[0]
         return unavailable(
             claim,
-            f"random draw {d} trained on {i} was not tested on {j} (results written "
-            "before random trainings were tested on every task): rerun its training",
+            f"random draw {d} of run {run} trained on {i} was not tested on {j} (results "
+            "written before random trainings were tested on every task): rerun its training",
         )
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        own = {
-            (i, j): _mean_score(cells[("task", i, j, 0)], indices, j) for i in tasks for j in tasks
-        }
-        random_cells = {
-            (i, j): np.mean(
-                [
-                    _mean_score(cells[("random", i, j, int(d))], indices, j)
-                    for d in indices["random draws"]
-                ]
-            )
-            for i in tasks
-            for j in tasks
-        }
-        margins = _diagonal_margins(own, tasks) - _diagonal_margins(random_cells, tasks)
+        margins = []
+        for run in (runs[r] for r in indices[RUNS]):
+            own = {
+                (i, j): _mean_score(cells[(run, "task", i, j, 0)], indices, j)
+                for i in tasks
+                for j in tasks
+            }
+            random_cells = {
+                (i, j): np.mean(
+                    [
+                        _mean_score(cells[(run, "random", i, j, int(d))], indices, j)
+                        for d in indices["random draws"]
+                    ]
+                )
+                for i in tasks
+                for j in tasks
+            }
+            margins.append(_diagonal_margins(own, tasks) - _diagonal_margins(random_cells, tasks))
         return float(np.mean(margins))
 
     return decide(claim, statistic, _units(results, tasks, True, column), settings)
 
 
 def _references(
-    results: pd.DataFrame, condition: str, column: str = "sample_scores"
-) -> dict[str, np.ndarray]:
-    """Per evaluated task, the per-sample scores (``column``, as :func:`_cells` reads
-    them) of its ``condition`` row (``original``, ``zero_shot``)."""
-    return {
-        row.eval_task: np.asarray(getattr(row, column), np.float64)
-        for row in results[results["condition"] == condition].itertuples()
-    }
+    results: pd.DataFrame, condition: str, runs: Sequence[int], column: str = "sample_scores"
+) -> dict[tuple[int, str], np.ndarray]:
+    """Per run of ``runs`` and evaluated task, the per-sample scores (``column``, as
+    :func:`_cells` reads them) of its ``condition`` row: the run's own (``original``:
+    each run's multi-task model), or, where ``results`` has one run (``zero_shot``: the
+    untrained model), that run's under every run."""
+    cells = _cells(results[results["condition"] == condition], column)
+    own = {(run, task): scores for (run, _, _, task, _), scores in cells.items()}
+    single = len({run for run, _ in own}) == 1
+    tasks = dict.fromkeys(task for _, task in own)
+    return {(run, task): own[(0 if single else run, task)] for run in runs for task in tasks}
 
 
 def generation_claims(
@@ -381,8 +411,8 @@ def generation_claims(
     random rows) and ``training`` results (every task's zero-shot, task and random
     rows, each training tested on every task), each test sample scored by its ROUGE-L
     F1."""
-    original = _references(deactivation, "original")
-    untrained = _references(training, "zero_shot")
+    original = _references(deactivation, "original", _runs(deactivation))
+    untrained = _references(training, "zero_shot", _runs(training))
     return [
         random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings),
         random_vs_task(TRAINING_GENERATION, training, "task", settings),
@@ -485,8 +515,8 @@ def findings_table(
     ``relevances`` and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
     model; ``generation`` (where the model runs the generation tasks) the generation
     tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`)."""
-    original = _references(deactivation, "original")
-    untrained = _references(zero_shot, "zero_shot")
+    original = _references(deactivation, "original", _runs(deactivation))
+    untrained = _references(zero_shot, "zero_shot", _runs(training))
     rows = [
         random_vs_task(DEACTIVATION_VS_RANDOM, deactivation, "random", settings),
         random_vs_task(TRAINING, training, "task", settings),

@@ -37,15 +37,16 @@ Paper B gives no learning rates; by default every share trains at one rate, so t
 share contrast compares shares and not rates (config
 ``paper_b.generalization.learning_rate_share`` can instead shrink it in proportion
 above one share: :func:`training_for_share`; the share claims then get no verdict).
-Results table (``results/{model}/paper_b/generalization/{group}/*.parquet``):
-``experiment`` (``multitask``, ``single``, ``controlled``), ``group`` (the trained
-group), ``trained`` (the trained task, ``group``, or for B-T9..B-T11 ``natural`` /
-``drawn``), ``proportion`` (p or q), ``overlap`` (B-T9..B-T11: the trained set's share
-of test-task neurons, ``|S ∩ N_y| / |S|``; NaN elsewhere), ``jaccard`` (B-T9..B-T11:
-Eq. 13's ``|S ∩ N_y| / |S ∪ N_y|``; NaN elsewhere), ``learning_rate`` (the training's
-Adam rate: :func:`training_for_share`), ``eval_task``, ``eval_group`` (its group),
-``role`` (``id``, ``ood`` or ``other``: another training task after a single-task
-training), ``metric`` (``accuracy`` or ``rouge_l``), ``score`` (the test split's mean),
+Results table (``results/{model}/paper_b/generalization/run{r}/{group}/*.parquet``, one
+folder per training run of config ``paper_b.runs``): ``run``, ``experiment``
+(``multitask``, ``single``, ``controlled``), ``group`` (the trained group), ``trained``
+(the trained task, ``group``, or for B-T9..B-T11 ``natural`` / ``drawn``),
+``proportion`` (p or q), ``overlap`` (B-T9..B-T11: the trained set's share of test-task
+neurons, ``|S ∩ N_y| / |S|``; NaN elsewhere), ``jaccard`` (B-T9..B-T11: Eq. 13's
+``|S ∩ N_y| / |S ∪ N_y|``; NaN elsewhere), ``learning_rate`` (the training's Adam rate:
+:func:`training_for_share`), ``eval_task``, ``eval_group`` (its group), ``role``
+(``id``, ``ood`` or ``other``: another training task after a single-task training),
+``metric`` (``accuracy`` or ``rouge_l``), ``score`` (the test split's mean),
 ``predicted_classes`` (how many labels the model predicted on the test split: 1 when
 training collapsed to one class; 0 for generation) and ``sample_scores`` (float64 per
 test sample: 1/0 for right/wrong, or ROUGE-L F1).
@@ -81,6 +82,20 @@ COLUMNS = (
     "score",
     "predicted_classes",
     "sample_scores",
+)
+#: The columns that name an evaluation (a training run's files add ``run`` first:
+#: :mod:`skillneurons.paper_b.runs`).
+KEYS = (
+    "experiment",
+    "group",
+    "trained",
+    "proportion",
+    "overlap",
+    "learning_rate",
+    "eval_task",
+    "eval_group",
+    "role",
+    "metric",
 )
 Neurons = Mapping[int, np.ndarray]
 

@@ -44,8 +44,13 @@ generation-trained models (c; every model where there is no classification group
 paper B's panel b, the generation tests against every model, has "no trend", which a
 verdict of this engine cannot state, so it is not claimed.
 
-Every compared training is one run today (``ONE_TRAINING``): these rows stay
-inconclusive below ``findings.min_runs`` (the note says so), their intervals shown.
+The B-F2, B-F6 and B-T9..B-T11 rows resample the training runs of their results (config
+``paper_b.runs``: the ``run`` column; every compared model trained once per run, run
+``r`` with seed + r) as their top unit, the test samples (the same under every run)
+within them, and so do the similarity rows (the models M_i trained once per run). B-T8's
+rows compare the base model's task neurons, no training: one run (``ONE_TRAINING``).
+Rows on fewer runs than ``findings.min_runs`` stay inconclusive (the note says so),
+their intervals shown.
 
 The specialization rows are decided per trained group (the generation group's name
 ``(gen)``); scores are accuracy for classification and ROUGE-L F1 for generation, per
@@ -73,8 +78,9 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.relevance_table import layer_width
-from skillneurons.paper_b.findings import ONE_TRAINING
+from skillneurons.paper_b.findings import ONE_TRAINING, RUNS
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
+from skillneurons.paper_b.runs import with_runs
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import (
@@ -256,25 +262,38 @@ def profile_claim_for(group: str, definition: str) -> Claim:
 
 
 def _cells(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
-    """(group, trained, proportion, overlap, eval_task) -> score per test sample (the
-    overlap of B-F2's and B-F6's rows is -1)."""
-    frame = frame.fillna({"overlap": -1.0})
+    """(run index, group, trained, proportion, overlap, eval_task) -> score per test
+    sample (the overlap of B-F2's and B-F6's rows is -1; the run index counts the
+    frame's training runs from 0: :func:`_sample_units`' ``training runs``)."""
+    frame = with_runs(frame).fillna({"overlap": -1.0})
+    index = {run: i for i, run in enumerate(sorted(set(frame["run"])))}
     return {
-        (row.group, row.trained, float(row.proportion), float(row.overlap), row.eval_task):
-            np.asarray(row.sample_scores, np.float64)
+        (index[row.run], row.group, row.trained, float(row.proportion), float(row.overlap),
+         row.eval_task): np.asarray(row.sample_scores, np.float64)
         for row in frame.itertuples()
     }  # fmt: skip
 
 
 def _sample_units(frame: pd.DataFrame) -> Units:
-    """One training run per compared model > each evaluated task's test samples."""
+    """The training runs (every compared model trained once per run) > each evaluated
+    task's test samples."""
     first = frame.drop_duplicates("eval_task")
     samples = {f"{r.eval_task}: test samples": len(r.sample_scores) for r in first.itertuples()}
-    return Units(runs=ONE_TRAINING, samples=samples)
+    return Units(runs={RUNS: with_runs(frame)["run"].nunique()}, samples=samples)
 
 
 def _mean_score(cells, keys, indices) -> float:
-    return float(np.mean([cells[key][indices[f"{key[-1]}: test samples"]].mean() for key in keys]))
+    """The mean over the drawn runs and ``keys`` (cells without the run) of the score on
+    the drawn test samples."""
+    return float(
+        np.mean(
+            [
+                cells[(run, *key)][indices[f"{key[-1]}: test samples"]].mean()
+                for run in indices[RUNS]
+                for key in keys
+            ]
+        )
+    )
 
 
 def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
@@ -454,26 +473,37 @@ def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
     """B-T4's claim (:func:`correlation_claim_for` the points' ``definition``, paper B's
     cosine where the points do not name one) on B-T4's points
     (:func:`skillneurons.paper_b.tables.similarity_points`), the similarity above its
-    ``chance`` level, pairs resampled."""
+    ``chance`` level; per training run (the points' ``run``) the correlation over the
+    (model, test task) pairs every run has, the mean over the drawn runs; runs > pairs
+    resampled."""
     names = points["definition"].dropna().unique() if "definition" in points else []
     claim = correlation_claim_for(names[0] if len(names) else PAPER_DEFINITION)
+    points = with_runs(points)
     excess = _above_chance(points, "B-T4's points")
+    within = [points["run"], points["test_task"]]
     centred = points.assign(
-        similarity=excess - excess.groupby(points["test_task"]).transform("mean"),
-        score=points["score"] - points.groupby("test_task")["score"].transform("mean"),
+        similarity=excess - excess.groupby(within).transform("mean"),
+        score=points["score"] - points.groupby(within)["score"].transform("mean"),
     ).dropna(subset=["similarity", "score"])
-    if len(centred) < 4:
-        return unavailable(claim, f"{len(centred)} points; at least 4 needed")
-    x, y = centred["similarity"].to_numpy(), centred["score"].to_numpy()
+    table = centred.pivot_table(
+        index=["trained", "test_task"], columns="run", values=["similarity", "score"]
+    ).dropna()
+    if len(table) < 4:
+        return unavailable(claim, f"{len(table)} points; at least 4 needed")
+    x = table["similarity"].to_numpy(np.float64).T  # [runs, pairs]
+    y = table["score"].to_numpy(np.float64).T
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         chosen = indices["model x test task pairs"]
-        a, b = x[chosen], y[chosen]
-        if np.ptp(a) == 0 or np.ptp(b) == 0:
-            return float("nan")
-        return float(np.corrcoef(a, b)[0, 1])
+        found = []
+        for run in indices[RUNS]:
+            a, b = x[run, chosen], y[run, chosen]
+            if np.ptp(a) == 0 or np.ptp(b) == 0:
+                return float("nan")
+            found.append(np.corrcoef(a, b)[0, 1])
+        return float(np.mean(found))
 
-    units = Units(runs=ONE_TRAINING, samples={"model x test task pairs": len(x)})
+    units = Units(runs={RUNS: x.shape[0]}, samples={"model x test task pairs": x.shape[1]})
     return decide(claim, statistic, units, settings)
 
 
@@ -492,10 +522,10 @@ def profile_claim(
 ) -> dict:
     """``claim`` (:func:`profile_claim_for`) on one panel's similarities (``trained``,
     ``test_task``, ``layer``, ``similarity`` and ``chance`` of one definition,
-    ``layers`` layers): per model and test task, the mean similarity above chance over
-    the deep half of the layers minus over the shallow half
-    (:func:`~skillneurons.paper_b.tables.depth_halves`; layers without a value
-    skipped), averaged over the models and test tasks, both resampled. Not
+    ``layers`` layers; ``run``: the training run): per run, model and test task, the
+    mean similarity above chance over the deep half of the layers minus over the
+    shallow half (:func:`~skillneurons.paper_b.tables.depth_halves`; layers without a
+    value skipped), averaged over the runs, models and test tasks, all resampled. Not
     measured below :data:`~skillneurons.paper_b.similarity.MIN_POINTS` profiles or two
     models (an interval from one model would only show its test tasks' spread)."""
     shallow, deep = depth_halves(layers)
@@ -509,17 +539,22 @@ def profile_claim(
         "middle",
     )
     means = (
-        similarities.assign(half=half, similarity=_above_chance(similarities, "similarities"))
+        with_runs(similarities)
+        .assign(half=half, similarity=_above_chance(similarities, "similarities"))
         .query("half != 'middle'")
-        .groupby(["trained", "test_task", "half"], sort=False)["similarity"]
+        .groupby(["run", "trained", "test_task", "half"], sort=False)["similarity"]
         .mean()
         .unstack("half")
         .reindex(columns=["shallow", "deep"])
     )
-    gaps = (means["deep"] - means["shallow"]).unstack("test_task")  # [models, test tasks]
-    matrix = gaps.to_numpy(np.float64)
-    profiles = int(np.isfinite(matrix).sum())
-    models = int(np.isfinite(matrix).any(axis=1).sum())
+    gaps = (means["deep"] - means["shallow"]).unstack("test_task")  # [runs x models, tasks]
+    runs = gaps.index.get_level_values("run").unique()
+    models_of = gaps.index.get_level_values("trained").unique()
+    full = pd.MultiIndex.from_product([runs, models_of], names=["run", "trained"])
+    matrix = gaps.reindex(full).to_numpy(np.float64)
+    matrix = matrix.reshape(len(runs), len(models_of), -1)  # [runs, models, test tasks]
+    profiles = int(np.isfinite(matrix[0]).sum())
+    models = int(np.isfinite(matrix[0]).any(axis=1).sum())
     if profiles < MIN_POINTS or models < 2:
         return unavailable(
             claim,
@@ -528,13 +563,13 @@ def profile_claim(
         )
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        chosen = matrix[np.ix_(indices["models M_i"], indices["test tasks"])]
+        chosen = matrix[np.ix_(indices[RUNS], indices["models M_i"], indices["test tasks"])]
         finite = chosen[np.isfinite(chosen)]
         return float(finite.mean()) if finite.size else float("nan")
 
     units = Units(
-        runs=ONE_TRAINING,
-        samples={"models M_i": matrix.shape[0], "test tasks": matrix.shape[1]},
+        runs={RUNS: matrix.shape[0]},
+        samples={"models M_i": matrix.shape[1], "test tasks": matrix.shape[2]},
     )
     return decide(claim, statistic, units, settings)
 

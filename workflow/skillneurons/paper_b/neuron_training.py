@@ -31,6 +31,7 @@ from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.evaluation import result_row, results_frame
 from skillneurons.paper_b.relevance import trained_sets
+from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import TaskScorer
 
 
@@ -60,14 +61,16 @@ def neuron_training_results(
     training: TrainingSettings,
     random_draws: int,
     seed: int,
+    run: int = 0,
     output_only: bool = False,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2 / B-F5c-d for one trained task (the module docstring): train only
     ``neurons`` (then ``random_draws`` layer-matched random sets of ``width``-wide
-    layers) on ``task``; score every task of ``scorers`` (all on the same frozen base
-    model, ``task``'s first) after each training. Returns the results and the
-    trainings' metrics."""
+    layers, draw ``d`` seeded by ``seed + d``) on ``task``; score every task of
+    ``scorers`` (all on the same frozen base model, ``task``'s first) after each
+    training. Returns the results of training run ``run`` (config ``paper_b.runs``:
+    ``training`` carries its seed) and the trainings' metrics."""
     scorer = scorers[task]
     head = scorer.head
     rows, metrics = [], []
@@ -99,4 +102,5 @@ def neuron_training_results(
         )
         head.deltas.remove()
         del head.deltas
-    return results_frame(rows), {"task": task, "metric": scorer.metric, "trainings": metrics}
+    frame = with_run(results_frame(rows), run)
+    return frame, {"task": task, "run": run, "metric": scorer.metric, "trainings": metrics}

@@ -317,27 +317,26 @@ def similarity_points(
     """B-T4's points: per model ``M_i`` (``trained``) and test task, the similarity
     (``definition``, named in its column; mean over layers with both sets non-empty),
     its chance level (mean over the same layers) and ``M_i``'s score on the test task
-    (%: accuracy, ROUGE-L x 100)."""
+    (%: accuracy, ROUGE-L x 100); with a ``run`` column (several training runs, config
+    ``paper_b.runs``), per run too (``run`` first)."""
+    runs = ["run"] if "run" in similarities else []
     chosen = similarities[similarities["definition"] == definition]
-    means = chosen.groupby(["trained", "test_task"], sort=False)["similarity"].mean()
-    chance = (
-        chosen.dropna(subset=["similarity"])
-        .groupby(["trained", "test_task"], sort=False)["chance"]
-        .mean()
-    )
-    score = scores.set_index(["trained", "eval_task"])["score"]
+    keys = [*runs, "trained", "test_task"]
+    means = chosen.groupby(keys, sort=False)["similarity"].mean()
+    chance = chosen.dropna(subset=["similarity"]).groupby(keys, sort=False)["chance"].mean()
+    score = scores.set_index([*runs, "trained", "eval_task"])["score"]
     return pd.DataFrame(
         [
             {
-                "trained": trained,
-                "test_task": task,
+                **dict(zip(keys, key, strict=True)),
                 "definition": definition,
                 "similarity": float(value),
-                "chance": float(chance.get((trained, task), np.nan)),
-                "score": 100 * float(score[(trained, task)]),
+                "chance": float(chance.get(key, np.nan)),
+                "score": 100 * float(score[key]),
             }
-            for (trained, task), value in means.items()
-        ]
+            for key, value in means.items()
+        ],
+        columns=[*keys, "definition", "similarity", "chance", "score"],
     )
 
 

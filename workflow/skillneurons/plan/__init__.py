@@ -125,7 +125,7 @@ class Plan(PaperAPlan, PaperBPlan):
         """What the neuron explorer of ``model`` reads (rule ``explorer``): every task's
         ranking, trial 0's test dump and Eq. 3 baseline, and perturbation curves; paper
         B's task-neuron files and B-T1's deactivation where paper B runs; A-T2's words
-        where the configuration makes A-T2."""
+        where the configuration makes A-T2 (B-T1's: its first training run's)."""
         trial0 = f"results/{model}/activations/{{task}}/trial0"
         runs_b = bool(self.paper_b_tasks)
         words = f"results/{model}/tables/A-T2.csv" in self.paper_a_targets()
@@ -136,7 +136,7 @@ class Plan(PaperAPlan, PaperBPlan):
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "task_neurons": [self.task_neuron_file(model, t) for t in self.paper_b_tasks],
             "deactivation": (
-                [f"results/{model}/paper_b/classification/deactivation.parquet"] if runs_b else []
+                self.deactivation_files(model, "classification")[:1] if runs_b else []
             ),
             "words": [f"results/{model}/word_selectivity.parquet"] if words else [],
         }

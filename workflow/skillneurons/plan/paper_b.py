@@ -19,6 +19,8 @@ class PaperBPlan:
     def _plan_paper_b(self, config: Mapping) -> None:
         paper_b = config["paper_b"]
         self.paper_b_tasks = self.task_subset("paper_b")
+        #: Every compared training's runs (paper_b.runs), folders run0, run1, ...
+        self.paper_b_runs = list(range(paper_b["runs"]))
         self.generation_tasks = list(paper_b["generation"]["tasks"])
         self.generation_models = list(paper_b["generation"]["models"])
         self.generation_on = bool(self.generation_tasks and self.generation_models)
@@ -58,6 +60,34 @@ class PaperBPlan:
         self.continual_tasks = list(
             dict.fromkeys(t for order in self.continual_orders.values() for t in order)
         )
+
+    def run_seed(self, run: int | str) -> int:
+        """The seed of a paper-B training's run ``run``: seed + run (run 0 trains as the
+        single run of earlier versions did)."""
+        return self.config["seed"] + int(run)
+
+    def draw_seed(self, run: int | str) -> int:
+        """The first seed of run ``run``'s random neuron draws (draw ``d``: this + d):
+        seed + run x paper_b.random_draws, so that no two runs draw the same set and
+        run 0 draws as before."""
+        return self.config["seed"] + int(run) * self.config["paper_b"]["random_draws"]
+
+    def deactivation_files(self, model: str, kind: str) -> list[str]:
+        """B-T1's results of every run of the multi-task model of ``kind``
+        (classification or generation; rule deactivation)."""
+        return [
+            f"results/{model}/paper_b/{kind}/run{run}/deactivation.parquet"
+            for run in self.paper_b_runs
+        ]
+
+    def neuron_training_files(self, model: str, tasks: Sequence[str]) -> list[str]:
+        """B-T2's results of every run of every task of ``tasks`` (rule
+        neuron_training), run-major."""
+        return [
+            f"results/{model}/paper_b/neuron_training/run{run}/{task}.parquet"
+            for run in self.paper_b_runs
+            for task in tasks
+        ]
 
     def part_one_kind(self, task: str) -> str:
         """Whether part 1 (B-T1, B-T2) runs ``task`` as a ``classification`` or a
@@ -223,21 +253,26 @@ class PaperBPlan:
         ]
 
     def generalization_files(self, model: str) -> dict[str, list[str]]:
-        """Every generalization result of ``model``: per group, B-F2's (``group``) and
-        B-F6's (one per training task; none for a group of one training task, whose B-F6
-        sweep is its B-F2 sweep) proportion sweeps; per controlled pair and q, B-T9..B-T11's."""
-        folder = f"results/{model}/paper_b/generalization"
+        """Every generalization result of ``model``, per training run (run-major): per
+        group, B-F2's (``group``) and B-F6's (one per training task; none for a group of
+        one training task, whose B-F6 sweep is its B-F2 sweep) proportion sweeps; per
+        controlled pair and q, B-T9..B-T11's."""
         groups = self.groups(model)
+        runs = [f"results/{model}/paper_b/generalization/run{run}" for run in self.paper_b_runs]
         return {
-            "group": [f"{folder}/{name}/proportions/group.parquet" for name in groups],
+            "group": [
+                f"{run}/{name}/proportions/group.parquet" for run in runs for name in groups
+            ],
             "single": [
-                f"{folder}/{name}/proportions/{task}.parquet"
+                f"{run}/{name}/proportions/{task}.parquet"
+                for run in runs
                 for name, (train, _) in groups.items()
                 if len(train) > 1
                 for task in train
             ],
             "controlled": [
-                f"{folder}/{pair}/controlled/{q}.parquet"
+                f"{run}/{pair}/controlled/{q}.parquet"
+                for run in runs
                 for pair in self.controlled_pairs(model)
                 for q in self.controlled
             ],
@@ -263,12 +298,15 @@ class PaperBPlan:
         return [t for train, _ in groups for t in train], [t for _, test in groups for t in test]
 
     def similarity_files(self, model: str) -> dict[str, list[str]]:
-        """Every M_i's similarity and score files on ``model``."""
-        folder = f"results/{model}/paper_b/similarity"
+        """Every M_i's similarity and score files on ``model``, per training run
+        (run-major)."""
+        folders = [f"results/{model}/paper_b/similarity/run{run}" for run in self.paper_b_runs]
         trained, _ = self.similarity_tasks(model)
         return {
-            "similarities": [f"{folder}/{task}.parquet" for task in trained],
-            "similarity_scores": [f"{folder}/{task}_scores.parquet" for task in trained],
+            "similarities": [f"{run}/{task}.parquet" for run in folders for task in trained],
+            "similarity_scores": [
+                f"{run}/{task}_scores.parquet" for run in folders for task in trained
+            ],
         }
 
     def generation_findings_files(self, model: str) -> dict[str, object]:
@@ -280,25 +318,29 @@ class PaperBPlan:
             return {}
         folder = f"results/{model}/paper_b/generation"
         return {
-            "generation_deactivation": f"{folder}/deactivation.parquet",
-            "generation_training": [
-                f"results/{model}/paper_b/neuron_training/{task}.parquet"
-                for task in self.generation_tasks
-            ],
+            "generation_deactivation": self.deactivation_files(model, "generation"),
+            "generation_training": self.neuron_training_files(model, self.generation_tasks),
             "generation_zero_shot": f"{folder}/zero_shot.parquet",
         }
 
     def continual_files(self, model: str) -> dict[str, list[str]]:
-        """The continual-learning results (B-T5, B-F4): each order's file per method
-        (``trained``) and each task's per-task fine-tuning (``per_task``)."""
+        """The continual-learning results (B-T5, B-F4): each order's file per run and
+        method (``trained``, order-major: :func:`skillneurons.paper_b.continual.
+        read_order_results` splits them by order) and each run's per-task fine-tuning
+        of each task (``per_task``)."""
         folder = f"results/{model}/paper_b/continual"
         return {
             "trained": expand(
-                f"{folder}/{{order}}/{{method}}.parquet",
+                f"{folder}/run{{run}}/{{order}}/{{method}}.parquet",
                 order=self.continual_orders,
+                run=self.paper_b_runs,
                 method=self.continual_methods,
             ),
-            "per_task": [f"{folder}/per_task/{task}.parquet" for task in self.continual_tasks],
+            "per_task": expand(
+                f"{folder}/run{{run}}/per_task/{{task}}.parquet",
+                run=self.paper_b_runs,
+                task=self.continual_tasks,
+            ),
         }
 
     def continual_findings_files(self, model: str) -> dict[str, list[str]]:
