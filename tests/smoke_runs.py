@@ -8,8 +8,10 @@ of ``snakemake -n`` into :class:`ScheduledJob` records.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,3 +136,23 @@ def scheduled_jobs(workdir: Path, *args: str, targets: Sequence[str] = ()) -> li
     """
     result = run_snakemake(workdir, "-n", *targets, *SMOKE, *args)
     return parse_dry_run(result.stdout + result.stderr)
+
+
+#: Directory outputs of the smoke DAG (the prompt-tuning passes' folders); a dry run
+#: lists them like files.
+DIRECTORY_OUTPUTS = ("/passes/trials",)
+
+
+def lay_out_outputs(workdir: Path, jobs: Sequence[ScheduledJob]) -> None:
+    """Empty stand-ins for ``jobs``' outputs (folders for directory outputs), their
+    mtimes one second apart in job order, so that each is newer than its inputs."""
+    start = time.time() - 1000
+    for order, job in enumerate(jobs):
+        for name in job.output:
+            path = workdir / name
+            if any(marker in name for marker in DIRECTORY_OUTPUTS):
+                path.mkdir(parents=True, exist_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
+            os.utime(path, (start + order, start + order))

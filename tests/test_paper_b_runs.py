@@ -13,7 +13,7 @@ from __future__ import annotations
 import yaml
 
 from conftest import make_sandbox, run_snakemake
-from smoke_runs import MODEL, SMOKE, scheduled_jobs
+from smoke_runs import MODEL, SMOKE, lay_out_outputs, scheduled_jobs
 
 #: Paper B's findings (every compared training feeds them) and the tables and figures
 #: that average the runs.
@@ -52,11 +52,7 @@ PER_RUN = {
 
 def laid_out(workdir) -> None:
     """Every job of :data:`TARGETS` recorded as done, its outputs empty files."""
-    for job in scheduled_jobs(workdir, targets=TARGETS):
-        for output in job.output:
-            path = workdir / output
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()
+    lay_out_outputs(workdir, scheduled_jobs(workdir, targets=TARGETS))
     run_snakemake(workdir, "--touch", "--forceall", "--cores", "1", *TARGETS, *SMOKE)
 
 

@@ -13,8 +13,6 @@ run records; nothing here changes code).
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ import yaml
 
 from conftest import run_snakemake
 from skillneurons.plan.passes import pass_name, pass_of, pass_trials, trial_passes
-from smoke_runs import MODEL, parse_dry_run, scheduled_jobs
+from smoke_runs import MODEL, lay_out_outputs, parse_dry_run, scheduled_jobs
 
 PARAMS_CHANGED = "Params have changed since last execution"
 INPUT_UPDATED = "Input files updated by another job"
@@ -78,16 +76,7 @@ def touched_run(workdir: Path, trials: int, per_pass: int) -> None:
     (workdir / "before.yaml").write_text(yaml.safe_dump(settings(trials, per_pass)))
     config = ("--configfile", "configs/smoke.yaml", "before.yaml")
     touched = run_snakemake(workdir, "--touch", "--cores", "1", *config, "--", *TARGETS)
-    start = time.time() - 1000
-    for order, job in enumerate(parse_dry_run(touched.stdout + touched.stderr)):
-        for name in job.output:
-            path = workdir / name
-            if "/passes/trials" in name:  # a pass's folder (a directory output)
-                path.mkdir(parents=True, exist_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.touch()
-            os.utime(path, (start + order, start + order))
+    lay_out_outputs(workdir, parse_dry_run(touched.stdout + touched.stderr))
 
 
 def dry_run(workdir: Path, settings_file: str) -> list:
