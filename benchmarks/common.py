@@ -9,7 +9,7 @@ the repeats is taken.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from skillneurons.infra.timing import interleaved_times, timing_summary
@@ -76,6 +76,28 @@ class Row:
             ],
             "numbers": self.numbers,
         }
+
+
+def ratio_curve(
+    name: str,
+    header: str,
+    points: Iterable[int],
+    measure: Callable[[int], tuple[str, str, float]],
+    checked: tuple[int, str, float],
+) -> Row:
+    """A row of ratios at every point (``--curve``): ``measure(point)`` gives the point's
+    key in the JSON numbers, its printed line and its ratio; ``checked`` = (point, name,
+    target) is the one point whose ratio is held to the target, when it is among
+    ``points`` (the others are a report only)."""
+    checked_point, checked_name, target = checked
+    lines, ratios, numbers = [header], [], {}
+    for point in points:
+        key, line, ratio = measure(point)
+        lines.append(line)
+        numbers[key] = ratio
+        if point == checked_point:
+            ratios.append(Ratio(checked_name, ratio, target))
+    return Row(name, lines, ratios, numbers)
 
 
 def median_times(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.common import Ratio, Row, median_times, minilm
+from benchmarks.common import Ratio, Row, median_times, minilm, ratio_curve
 from skillneurons.models.encoding import encode_split
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.prompted import PromptedClassifier
@@ -109,25 +109,19 @@ def curve(
     target holds at 20 conditions when it is among them (a report only otherwise)."""
     loaded = minilm(device, tiny)
     samples = 4 if tiny else 32
-    lines = [
+    header = (
         f"sweep_batching curve: {loaded.source} on {device}, {samples} samples, "
         "conditions (random orders x rates) in one batched pass / one pass each"
-    ]
-    ratios, numbers = [], {}
-    for conditions in points:
+    )
+
+    def measure(conditions: int) -> tuple[str, str, float]:
         one_each, together = sweep_times(loaded, samples, conditions, repeats)
         orders, rates = grid(conditions)
-        lines.append(
+        line = (
             f"  {conditions:3d} conditions ({orders} x {len(rates)}): {1000 * one_each:8.1f} ms "
             f"separate, {1000 * together:8.1f} ms batched, ratio {together / one_each:.3f}"
         )
-        numbers[f"conditions={conditions}"] = together / one_each
-        if conditions == 20:
-            ratios.append(
-                Ratio(
-                    "sweep of 20 conditions batched / 20 separate forwards",
-                    numbers["conditions=20"],
-                    TARGET,
-                )  # fmt: skip
-            )
-    return Row("sweep_batching", lines, ratios, numbers)
+        return f"conditions={conditions}", line, together / one_each
+
+    checked = (20, "sweep of 20 conditions batched / 20 separate forwards", TARGET)
+    return ratio_curve("sweep_batching", header, points, measure, checked)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.common import Ratio, Row, median_times, minilm
+from benchmarks.common import Ratio, Row, median_times, minilm, ratio_curve
 from skillneurons.models.encoding import EncodedSplit, encode_split
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.prompted import PromptedClassifier
@@ -107,18 +107,18 @@ def curve(
     loaded = minilm(device, tiny)
     split = review_split(loaded, 16 if tiny else 64)
     steps = 1 if tiny else 4
-    lines = [
+    header = (
         f"trial_batching curve: {loaded.source} on {device}, trials of {steps} steps "
         "(batch 16) and one dev evaluation each, trained together / one after the other"
-    ]
-    ratios, numbers = [], {}
-    for k in points:
+    )
+
+    def measure(k: int) -> tuple[str, str, float]:
         one_by_one, together = trial_times(loaded, split, k, steps, 8, repeats)
-        lines.append(
+        line = (
             f"  k={k:3d}: {1000 * one_by_one:8.1f} ms sequential, {1000 * together:8.1f} ms "
             f"together, ratio {together / one_by_one:.3f}"
         )
-        numbers[f"k={k}"] = together / one_by_one
-        if k == 3:
-            ratios.append(Ratio("k=3 trials batched / 3 sequential", numbers["k=3"], TARGET))
-    return Row("trial_batching", lines, ratios, numbers)
+        return f"k={k}", line, together / one_by_one
+
+    checked = (3, "k=3 trials batched / 3 sequential", TARGET)
+    return ratio_curve("trial_batching", header, points, measure, checked)
