@@ -33,8 +33,7 @@ def pass_of(trial: int, trials: int, per_pass: int) -> str:
     """The name of the pass that trains ``trial`` of ``trials``, ``per_pass`` a pass."""
     if not 0 <= trial < trials:
         raise ValueError(f"trial {trial} is not among the {trials} trials")
-    first = trial - trial % per_pass
-    return pass_name(range(first, min(first + per_pass, trials)))
+    return pass_name(trial_passes(trials, per_pass)[trial // per_pass])
 
 
 def pass_trials(name: str) -> list[int]:
