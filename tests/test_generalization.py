@@ -516,8 +516,14 @@ def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
     above, rises = overlap_claims(train, test, shares, SETTINGS)
     assert above["estimate"] < -0.03 and above["verdict"] != "holds"
     assert rises["verdict"] == "holds"
-    assert rises["estimate"] > 0.3 and rises["runs"] == 1
+    assert rises["estimate"] > 0.3
     assert rises["resampled"].endswith("training tasks 2, test tasks 2, neurons 1000")
+    # No training stands behind B-T8 (the base model's neurons): runs 0, and min_runs,
+    # which keeps one-run training claims inconclusive, does not hold it back.
+    strict = BootstrapSettings(resamples=200, alpha=0.05, seed=5, min_runs=3)
+    _, decided = overlap_claims(train, test, shares, strict)
+    assert (decided["runs"], decided["verdict"]) == (0, "holds")
+    assert "training run" not in decided["note"]
     # Unrelated tasks: the raw overlap rate rises with the share by arithmetic alone,
     # the excess over random sets does not.
     unrelated = tasks("cd", rng.random((2, 500)))

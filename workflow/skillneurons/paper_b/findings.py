@@ -208,8 +208,6 @@ A_OVER_B = Claim(
 
 #: The top unit of the part-1 claims: the training runs (config ``paper_b.runs``).
 RUNS = "training runs"
-#: A claim on no training (B-T8: the base model's task neurons): one run.
-ONE_TRAINING = {RUNS: 1}
 
 
 def _runs(results: pd.DataFrame) -> list[int]:

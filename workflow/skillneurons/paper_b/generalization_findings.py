@@ -48,7 +48,8 @@ The B-F2, B-F6 and B-T9..B-T11 rows resample the training runs of their results 
 ``paper_b.runs``: the ``run`` column; every compared model trained once per run, run
 ``r`` with seed + r) as their top unit, the test samples (the same under every run)
 within them, and so do the similarity rows (the models M_i trained once per run). B-T8's
-rows compare the base model's task neurons, no training: one run (``ONE_TRAINING``).
+rows compare the base model's task neurons, no training (``NO_TRAINING``: ``min_runs``
+does not apply); the training and test tasks are their units that replicate.
 Rows on fewer runs than ``findings.min_runs`` stay inconclusive (the note says so),
 their intervals shown.
 
@@ -78,12 +79,13 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.relevance_table import layer_width
-from skillneurons.paper_b.findings import ONE_TRAINING, RUNS
+from skillneurons.paper_b.findings import RUNS
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
 from skillneurons.paper_b.runs import with_runs
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import (
+    NO_TRAINING,
     BootstrapSettings,
     Claim,
     Units,
@@ -455,7 +457,7 @@ def overlap_claims(
         return rate - np.asarray(chance)
 
     units = Units(
-        runs=ONE_TRAINING,
+        training_runs=NO_TRAINING,
         samples={
             "training tasks": len(train_tables),
             "test tasks": len(test_tables),

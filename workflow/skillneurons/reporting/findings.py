@@ -43,8 +43,9 @@ drawn pairs).
 ``fails``          the interval lies below 0;
 ``negligible``     the interval lies inside ``+-margin`` (equivalence: two one-sided
                    tests, each at ``a / 2``: the same interval, so conservative);
-``inconclusive``   otherwise, or fewer training runs than ``min_runs``: the ``note``
-                   says "1 training run: variance across runs not measured";
+``inconclusive``   otherwise, or fewer training runs than ``min_runs`` (a claim on
+                   an untrained model excepted): the ``note`` says "1 training run:
+                   variance across runs not measured";
 ``not measured``   no interval, or every draw gave the same value (units that never
                    varied): the ``note`` says which.
 
@@ -87,6 +88,9 @@ COLUMNS = [
     "note",
     "paper_value",
 ]
+#: ``Units.training_runs`` of a claim that no training stands behind (paper B's B-T8:
+#: the base model's task neurons): ``min_runs`` does not apply.
+NO_TRAINING = 0
 #: A top level with at most this many levels gets the t interval (module docstring).
 FEW_LEVELS = 20
 #: The row key of a claim's test (dropped from the table).
@@ -121,7 +125,9 @@ class Units:
     trials, seeds, random models), ``draws`` (random orders, neuron sets) and
     ``samples`` (test samples, neurons), each mapping a unit's name to its size.
     ``training_runs`` is how many training runs stand behind the claim (default: the
-    size of the first run unit, else 1), also where the runs are not resampled."""
+    size of the first run unit, else 1), also where the runs are not resampled;
+    :data:`NO_TRAINING` (0) for a claim on an untrained model, whose units that
+    replicate are not runs (``min_runs`` does not apply to it)."""
 
     runs: Mapping[str, int] = field(default_factory=dict)
     draws: Mapping[str, int] = field(default_factory=dict)
@@ -313,7 +319,7 @@ def decide(claim: Claim, statistic: Statistic, units: Units, settings: Bootstrap
         never = "every resample gave the same value: the units never varied"
         return with_note(with_note(row, never), basis)
     row["ci_low"], row["ci_high"] = test.interval(settings.alpha)
-    if units.run_count < settings.min_runs:
+    if units.run_count != NO_TRAINING and units.run_count < settings.min_runs:
         row = with_note({**row, "verdict": "inconclusive"}, _runs_note(units.run_count))
         return with_note(row, basis)
     tested = test.p_values(claim.margin)
