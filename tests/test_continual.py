@@ -28,6 +28,8 @@ from skillneurons.paper_b.continual import (
     task_feature,
     uniform_stage_weights,
 )
+from skillneurons.paper_b.findings import RUNS
+from skillneurons.paper_b.forgetting import RetentionSamples, retention
 from skillneurons.paper_b.tables import accuracy_matrix, cl_score, forgetting
 from tiny_models import tiny, word_tokenizer
 
@@ -149,6 +151,46 @@ def test_cl_and_forgetting_by_hand():
     assert cl_score(matrix) == pytest.approx((0.4 + 0.45 + 0.7) / 3)
     fg = forgetting(matrix, {"x": 0.8, "y": 0.9, "z": 0.7})
     assert fg == pytest.approx({2: 100 * 0.6 / 0.8, 3: 100 * (0.4 / 0.8 + 0.45 / 0.9) / 2})
+
+
+def test_eq5_retention_by_hand_on_a_matrix_and_on_drawn_samples():
+    # a_ij of an order x, y, z (rows the tasks, columns stages 1-3) and A_i: FG_2 =
+    # 0.6 / 0.8 = 0.75, FG_3 = (0.4 / 0.8 + 0.45 / 0.9) / 2 = 0.5 (Eq. 5, a ratio)
+    nan = float("nan")
+    after = np.array([[0.8, 0.6, 0.4], [nan, 0.9, 0.45], [nan, nan, 0.7]])
+    assert retention(after, [0.8, 0.9, 0.7]) == pytest.approx([0.75, 0.5])
+    # the first stages only: the rows of the tasks learnt before the last stage read
+    assert retention(after[:1, :2], [0.8]) == pytest.approx([0.75])
+
+    # per-sample results (4 test samples per task) of two training runs; run 1 keeps
+    # less of x. Drawn samples x: [1, 2, 3, 3], y: [2, 2, 3, 3] and runs [1, 1]: run 1's
+    # a_x2 = 1/4, a_x3 = 3/4, a_y3 = 1/2 and A_x = 3/4, A_y = 1 on them, so FG_2 =
+    # (1/4) / (3/4) = 1/3 and FG_3 = ((3/4) / (3/4) + 1/2) / 2 = 3/4
+    def rows(run, x2, x3, y3):
+        found = [("x", 1, [1, 1, 1, 1]), ("x", 2, x2), ("x", 3, x3), ("y", 2, [1, 1, 1, 1]),
+                 ("y", 3, y3), ("z", 3, [1, 1, 1, 1])]  # fmt: skip
+        return [{"run": run, "method": "ncft", "stage": stage, "stage_task": "xyz"[stage - 1],
+                 "eval_task": task, "correct": np.array(c, bool)}
+                for task, stage, c in found]  # fmt: skip
+
+    frame = pd.DataFrame(rows(0, [1, 1, 1, 1], [1, 1, 1, 0], [1, 1, 1, 1])
+                         + rows(1, [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]))  # fmt: skip
+    own = {"x": [1, 1, 0, 1], "y": [1, 1, 1, 1], "z": [1, 1, 1, 1]}
+    per_task = pd.DataFrame([{"run": run, "eval_task": t, "correct": np.array(c, bool)}
+                             for run in (0, 1) for t, c in own.items()])  # fmt: skip
+    samples = RetentionSamples.of({"order1": frame}, per_task, ["ncft"])
+    drawn = {RUNS: np.array([1, 1]), "x: test samples": np.array([1, 2, 3, 3]),
+             "y: test samples": np.array([2, 2, 3, 3])}  # fmt: skip
+    assert samples.fg("order1", "ncft", drawn) == pytest.approx(np.array([[1 / 3, 3 / 4]] * 2))
+    assert samples.fg("order1", "ncft", drawn, last=2) == pytest.approx(np.array([[1 / 3]] * 2))
+    full = {RUNS: np.arange(2), **{f"{t}: test samples": np.arange(4) for t in "xyz"}}
+    # every sample: run 0's FG_2 = 1 / (3/4), FG_3 = ((3/4) / (3/4) + 1) / 2; run 1's
+    # FG_2 = (2/4) / (3/4), FG_3 = ((2/4) / (3/4) + 3/4) / 2
+    assert samples.fg("order1", "ncft", full) == pytest.approx(
+        np.array([[4 / 3, 1.0], [2 / 3, (2 / 3 + 3 / 4) / 2]])
+    )
+    units = samples.units(["x", "y"])
+    assert units.describe() == "training runs 2 > x: test samples 4, y: test samples 4"
 
 
 def test_ncft_trains_only_each_stages_neurons_and_wncft_tests_every_learnt_task():

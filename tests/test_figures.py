@@ -19,7 +19,15 @@ from matplotlib.text import Text
 from conftest import ROOT
 from skillneurons.config import validate_config
 from skillneurons.neurons.perturbation.curve_table import trial_curves
-from skillneurons.paper_b.tables import forgetting_intervals, forgetting_table, proportion_table
+from skillneurons.paper_b.continual_findings import retention_claims
+from skillneurons.paper_b.findings import RUNS
+from skillneurons.paper_b.runs import run_means, with_run
+from skillneurons.paper_b.tables import (
+    forgetting_intervals,
+    forgetting_table,
+    proportion_table,
+    share_intervals,
+)
 from skillneurons.reporting.figures import (
     correlation_heatmap,
     forgetting_figure,
@@ -28,11 +36,7 @@ from skillneurons.reporting.figures import (
     proportion_figure,
 )
 from skillneurons.reporting.findings import BootstrapSettings, Units, bootstrap
-from skillneurons.reporting.intervals import (
-    histogram_intervals,
-    point_intervals,
-    share_intervals,
-)
+from skillneurons.reporting.intervals import histogram_intervals, point_intervals
 from skillneurons.reporting.style import KEY_COLORS, PALETTE, series_colors
 
 SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3)
@@ -204,7 +208,8 @@ def share_rows(seed: int = 0) -> pd.DataFrame:
         for task, role in (("a", "id"), ("b", "id"), ("c", "ood")):
             scores = (generator.random(25) < 0.5 + 0.4 * proportion).astype(float)
             rows.append({"group": "cls", "trained": "group", "proportion": proportion,
-                         "eval_task": task, "eval_group": "cls", "role": role,
+                         "overlap": float("nan"), "eval_task": task, "eval_group": "cls",
+                         "role": role,
                          "score": scores.mean(), "sample_scores": scores.tolist(),
                          "predicted_classes": 2})  # fmt: skip
     return pd.DataFrame(rows)
@@ -240,6 +245,48 @@ def test_share_bands_are_the_engine_interval_over_test_samples():
     assert id_band[50.0] == pytest.approx(tuple(row[["low", "high"]].iloc[0]))
     assert 0.0 not in id_band  # the untrained model (zero-shot) has no interval here
     assert legend_outside_every_axis(figure)
+
+
+def test_share_bands_resample_the_training_runs_above_the_test_samples():
+    # three training runs test the same samples; run r gets the first 8 r of each
+    # task's 25 samples wrong, so the runs' means differ
+    base = share_rows()
+
+    def run(r: int) -> pd.DataFrame:
+        scores = [np.where(np.arange(25) < 8 * r, 0.0, v) for v in base["sample_scores"]]
+        return with_run(base.assign(sample_scores=scores, score=[v.mean() for v in scores]), r)
+
+    runs = pd.concat([run(0), run(1), run(2)], ignore_index=True)
+    named = runs.assign(series=np.where(runs["role"] == "id", "id_mean", "ood_mean"),
+                        panel="cls tasks together")  # fmt: skip
+    three = share_intervals(named, "panel", SETTINGS)
+    one = share_intervals(named[named["run"] == 0], "panel", SETTINGS)
+    keys = ["group", "trained", "proportion", "eval_task", "eval_group", "role"]
+    averaged = share_intervals(run_means(named, ["panel", "series", *keys]), "panel", SETTINGS)
+    assert three["runs"].tolist() == [3] * 4 and one["runs"].tolist() == [1] * 4
+    assert averaged["runs"].tolist() == [1] * 4  # the run means: one level, as before
+    table = proportion_table(run_means(runs, keys), {"a": 0.5, "b": 0.5, "c": 0.5})
+    trained = table[table["proportion"] > 0].set_index("proportion")
+    estimates = three.set_index(["series", "proportion"])["estimate"]
+    assert estimates["id_mean"].tolist() == pytest.approx(trained["id_mean"].tolist())
+    width = {name: frame["high"] - frame["low"] for name, frame in
+             (("three", three), ("one", one), ("averaged", averaged))}  # fmt: skip
+    # the runs' spread widens every band, also past the bootstrap of the run means
+    assert (width["three"] > 1.5 * width["one"]).all()
+    assert (width["three"] > 1.5 * width["averaged"]).all()
+    # the band is the engine's interval of the claims' statistic, runs > test samples
+    chosen = runs[(runs["role"] == "id") & (runs["proportion"] == 0.5)]
+    cells = {(r.run, r.eval_task): np.asarray(r.sample_scores) for r in chosen.itertuples()}
+
+    def statistic(i):
+        return 100 * float(np.mean([cells[(run, t)][i[f"{t}: test samples"]].mean()
+                                    for run in i[RUNS] for t in "ab"]))  # fmt: skip
+
+    units = Units(runs={RUNS: 3}, samples={"a: test samples": 25, "b: test samples": 25})
+    test = bootstrap(statistic, units, SETTINGS, "share cls tasks together id_mean 0.5")
+    assert test.t_based
+    row = three[(three["series"] == "id_mean") & (three["proportion"] == 0.5)]
+    assert row[["low", "high"]].iloc[0].tolist() == pytest.approx(test.interval(SETTINGS.alpha))
 
 
 def continual_results(seed: int = 0):
@@ -302,6 +349,46 @@ def test_forgetting_bands_are_the_engine_interval_and_panels_share_axes():
     assert text.get_window_extent(figure.canvas.get_renderer()).width <= figure.bbox.width
 
 
+def test_forgetting_bands_resample_the_training_runs_and_match_the_claims():
+    # two training runs of the orders, each against its own per-task FT
+    results, per_task = continual_results()
+    other, other_own = continual_results(seed=7)
+    runs = {"order 1": pd.concat([with_run(results["order 1"], 0),
+                                  with_run(other["order 1"], 1)], ignore_index=True)}  # fmt: skip
+    own = pd.concat([with_run(per_task, 0), with_run(other_own, 1)], ignore_index=True)
+    table = forgetting_table(runs, own).dropna()  # SeqFT and NCFT: 2 x stages 2, 3
+    each = [forgetting_table(results, per_task).dropna(),
+            forgetting_table(other, other_own).dropna()]  # fmt: skip
+    # the mean over the runs of each run's FG_j (Eq. 5), not FG_j of the mean accuracies
+    assert len(table) == 4
+    assert table["fg"].tolist() == pytest.approx(((each[0]["fg"] + each[1]["fg"]) / 2).tolist())
+    intervals = forgetting_intervals(runs, own, SETTINGS)
+    assert intervals["estimate"].tolist() == pytest.approx(table["fg"].tolist())
+    assert intervals["runs"].tolist() == [2] * 4
+    frames = [results["order 1"], other["order 1"]]
+    ncft = [{(r.stage, r.eval_task): np.asarray(r.correct) for r in
+             frame[frame["method"] == "ncft"].itertuples()} for frame in frames]  # fmt: skip
+    alone = [{r.eval_task: np.asarray(r.correct) for r in f.itertuples()}
+             for f in (per_task, other_own)]  # fmt: skip
+
+    def statistic(i):
+        return 100 * float(np.mean([
+            np.mean([ncft[run][(3, t)][i[f"{t}: test samples"]].mean()
+                     / alone[run][t][i[f"{t}: test samples"]].mean() for t in "xy"])
+            for run in i[RUNS]
+        ]))  # fmt: skip
+
+    units = Units(runs={RUNS: 2}, samples={"x: test samples": 30, "y: test samples": 30})
+    test = bootstrap(statistic, units, SETTINGS, "forgetting order 1 ncft 3")
+    row = intervals[(intervals["method"] == "NCFT") & (intervals["stage"] == 3)]
+    assert row[["low", "high"]].iloc[0].tolist() == pytest.approx(test.interval(SETTINGS.alpha))
+    # B-F4's claims read the same FG_j: NCFT's least gap over SeqFT, at full samples
+    fg = table.pivot(index="stage", columns="method", values="fg")
+    claims = retention_claims(runs, own, BootstrapSettings(resamples=50, seed=0, min_runs=1))
+    gap = (fg["NCFT"] - fg["SeqFT"]).min() / 100
+    assert claims[0]["estimate"] == pytest.approx(gap)
+
+
 def caption(name: str, config: dict) -> str:
     """The caption ``workflow/report/<name>.rst`` as Snakemake's report renders it (Jinja
     with trim_blocks and lstrip_blocks, then docutils' HTML writer), as text."""
@@ -331,3 +418,13 @@ def test_captions_name_the_units_resampled_and_a_unit_of_one_level():
     assert "No whiskers: one prompt-tuning trial" in caption("A-F3_F9", config)
     assert "over the 5 prompt-tuning trials" in caption("A-F3_F9", several)
     assert "1 per side: one, so their spread is not measured" in caption("AB-F1", config)
+    # paper B's bands say whether they hold the runs' spread (config paper_b.runs)
+    for name in ("B-F2", "B-F6", "B-F4"):
+        assert "One training run (paper_b.runs: 1): the variance across training runs" in (
+            caption(name, config)
+        )
+    runs = copy.deepcopy(config)
+    runs["paper_b"]["runs"] = 3
+    for name in ("B-F2", "B-F6", "B-F4"):
+        text = caption(name, runs)
+        assert "the 3 training runs (paper_b.runs;" in text and "One training run" not in text

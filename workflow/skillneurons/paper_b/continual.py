@@ -2,7 +2,8 @@
 Figure 4): B-T5 and B-F4.
 
 The tasks of an order are learnt one after another, each stage starting from the model
-the previous stage left; after every stage the tasks learnt so far are tested. Methods:
+the previous stage left; after every stage the tasks learnt so far are tested. Methods
+(the keys of :data:`skillneurons.paper_b.tables.CONTINUAL_NAMES`, their one registry):
 
 ``seqft``     full fine-tuning on each task in turn (the word embeddings frozen, as in
               the multi-task model);
@@ -67,7 +68,6 @@ from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
 from skillneurons.paper_b.relevance import relevance_table
 
-METHODS = ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
 COMBINES = ("normalized", "literal")
 COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
 #: The columns that name an evaluation (a training run's files add ``run`` first:

@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.paper_b.findings import RUNS
+from skillneurons.paper_b.forgetting import RetentionSamples
+from skillneurons.paper_b.tables import CONTINUAL_NAMES
 from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, decide, unavailable
 
 RESAMPLED = "training runs > test samples of each task"
@@ -149,7 +151,7 @@ def continual_claims(
     runs = _runs(results)
     finals = {
         method: [_final_correct(results, per_task, method, run) for run in runs]
-        for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform", "per_task")
+        for method in CONTINUAL_NAMES
     }
     sizes = Units(
         runs={RUNS: len(runs)},
@@ -193,70 +195,33 @@ def continual_claims(
     return [*rows, *retention_claims(results, per_task, settings)]
 
 
-def _stage_correct(frame: pd.DataFrame, method: str) -> dict[tuple[int, str], np.ndarray]:
-    """(stage, eval_task) -> ``correct`` of ``method`` in one order's results."""
-    rows = frame[frame["method"] == method]
-    return {(int(r.stage), r.eval_task): np.asarray(r.correct, bool) for r in rows.itertuples()}
-
-
 def retention_claims(
     results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, settings: BootstrapSettings
 ) -> list[dict]:
-    """B-F4's claims (:data:`RETENTION`): per order and stage ``j >= 2``, FG_j (Eq. 5,
-    a ratio: ``1/(j-1) sum_{i<j} a_ij / A_i``, ``A_i`` per-task FT's accuracy on task
-    ``i``) of the method minus SeqFT's, each run's against its own per-task FT, the
-    mean over the drawn runs; the effect is the smallest over orders and stages ("at
-    every stage"), the runs and every task's test samples resampled."""
-    runs = _runs(results)
-    reference = [
-        {
-            r.eval_task: np.asarray(r.correct, bool)
-            for r in per_task[per_task["run"] == run].itertuples()
-        }
-        for run in runs
-    ]
-    orders = []
-    for frame in results.values():
-        tasks = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        methods = [
-            {m: _stage_correct(frame[frame["run"] == run], m) for m in ("seqft", "ncft", "wncft")}
-            for run in runs
-        ]
-        orders.append((tasks, methods))
-    if not orders or max(len(tasks) for tasks, _ in orders) < 2:
+    """B-F4's claims (:data:`RETENTION`): per order and stage ``j >= 2``, FG_j (Eq. 5, a
+    ratio: :meth:`~skillneurons.paper_b.forgetting.RetentionSamples.fg`, each run
+    against its own per-task FT) of the method minus SeqFT's, the mean over the drawn
+    runs; the effect is the smallest over orders and stages ("at every stage"), the runs
+    and every task's test samples resampled (B-F4's bands resample the same:
+    :func:`skillneurons.paper_b.tables.forgetting_intervals`)."""
+    samples = RetentionSamples.of(results, per_task, ("seqft", "ncft", "wncft"))
+    if not samples.orders or max(len(tasks) for tasks, _ in samples.orders.values()) < 2:
         return [unavailable(claim, "no order of two stages") for claim, _ in RETENTION]
-    sizes = Units(
-        runs={RUNS: len(runs)},
-        samples={f"{task}: test samples": len(c) for task, c in reference[0].items()},
-    )
+    units = samples.units(list(samples.alone[0]))
 
-    def accuracy(correct: np.ndarray, task: str, indices) -> float:
-        return float(correct[indices[f"{task}: test samples"]].mean())
-
-    def gaps(method: str, indices) -> list[float]:
+    def gaps(method: str, indices) -> np.ndarray:
+        """Per order and stage, the method's FG_j minus SeqFT's (mean over the runs)."""
         found = []
-        for tasks, methods in orders:
-            for stage in range(2, len(tasks) + 1):
-                per_run = []
-                for run in indices[RUNS]:
-                    own = {t: accuracy(reference[run][t], t, indices) for t in tasks}
-                    fg = {
-                        m: np.mean(
-                            [
-                                accuracy(methods[run][m][(stage, t)], t, indices) / own[t]
-                                for t in tasks[: stage - 1]
-                            ]
-                        )
-                        for m in (method, "seqft")
-                    }
-                    per_run.append(fg[method] - fg["seqft"])
-                found.append(np.mean(per_run))
-        return found
+        for order in samples.orders:
+            gap = samples.fg(order, method, indices) - samples.fg(order, "seqft", indices)
+            found.append(gap.mean(axis=0))
+        return np.concatenate(found)
 
     rows = []
     for claim, method in RETENTION:
-        if not all(run[method] for _, methods in orders for run in methods):
-            rows.append(unavailable(claim, f"no results for {method}"))
+        absent = [m for m in (method, "seqft") if not samples.has(m)]
+        if absent:
+            rows.append(unavailable(claim, f"no results for {', '.join(absent)}"))
             continue
-        rows.append(decide(claim, lambda i, m=method: float(np.min(gaps(m, i))), sizes, settings))
+        rows.append(decide(claim, lambda i, m=method: float(np.min(gaps(m, i))), units, settings))
     return rows

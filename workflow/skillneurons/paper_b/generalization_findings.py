@@ -82,6 +82,7 @@ from skillneurons.neurons.relevance_table import layer_width
 from skillneurons.paper_b.findings import RUNS
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
 from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import (
@@ -263,41 +264,6 @@ def profile_claim_for(group: str, definition: str) -> Claim:
     )
 
 
-def _cells(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
-    """(run index, group, trained, proportion, overlap, eval_task) -> score per test
-    sample (the overlap of B-F2's and B-F6's rows is -1; the run index counts the
-    frame's training runs from 0: :func:`_sample_units`' ``training runs``)."""
-    frame = with_runs(frame).fillna({"overlap": -1.0})
-    index = {run: i for i, run in enumerate(sorted(set(frame["run"])))}
-    return {
-        (index[row.run], row.group, row.trained, float(row.proportion), float(row.overlap),
-         row.eval_task): np.asarray(row.sample_scores, np.float64)
-        for row in frame.itertuples()
-    }  # fmt: skip
-
-
-def _sample_units(frame: pd.DataFrame) -> Units:
-    """The training runs (every compared model trained once per run) > each evaluated
-    task's test samples."""
-    first = frame.drop_duplicates("eval_task")
-    samples = {f"{r.eval_task}: test samples": len(r.sample_scores) for r in first.itertuples()}
-    return Units(runs={RUNS: with_runs(frame)["run"].nunique()}, samples=samples)
-
-
-def _mean_score(cells, keys, indices) -> float:
-    """The mean over the drawn runs and ``keys`` (cells without the run) of the score on
-    the drawn test samples."""
-    return float(
-        np.mean(
-            [
-                cells[(run, *key)][indices[f"{key[-1]}: test samples"]].mean()
-                for run in indices[RUNS]
-                for key in keys
-            ]
-        )
-    )
-
-
 def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
     """``row`` with the verdict ``not measured`` when a model of ``compared`` (the
     result rows the contrast reads) predicted one class for its task; the ``note``
@@ -336,13 +302,13 @@ def _share_gap(frame: pd.DataFrame, role: str, high: float, low: float):
     """The statistic ``role`` score at share ``high`` minus at ``low``, averaged over
     the trained models and their ``role`` tasks of ``frame`` (one trained group), with
     the result rows it compares."""
-    cells = _cells(frame)
+    cells = score_cells(frame)
     rows = frame[frame["role"] == role]
     keys = list(rows[["group", "trained", "eval_task"]].drop_duplicates().itertuples(index=False))
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        upper = _mean_score(cells, [(g, t, high, -1.0, e) for g, t, e in keys], indices)
-        lower = _mean_score(cells, [(g, t, low, -1.0, e) for g, t, e in keys], indices)
+        upper = mean_score(cells, [(g, t, high, -1.0, e) for g, t, e in keys], indices)
+        lower = mean_score(cells, [(g, t, low, -1.0, e) for g, t, e in keys], indices)
         return upper - lower
 
     return statistic, rows[rows["proportion"].isin([high, low])]
@@ -359,7 +325,7 @@ def share_contrast(
     if frame.empty:
         return unavailable(claim, "no results")
     statistic, compared = _share_gap(frame, role, high, low)
-    units = _sample_units(frame[frame["role"] == role])
+    units = sample_units(frame[frame["role"] == role])
     row = refuse_collapsed(decide(claim, statistic, units, settings), compared)
     return at_one_rate(row, compared)
 
@@ -373,7 +339,7 @@ def cls_gen_claim(from_cls: pd.DataFrame, from_gen: pd.DataFrame, settings) -> d
         raise ValueError(f"the groups' B-F2 shares differ: {ends[0]} and {ends[1]}")
     gen_gap, from_gen_compared = _share_gap(from_gen, "ood", ends[0][-1], ends[0][0])
     cls_gap, from_cls_compared = _share_gap(from_cls, "ood", ends[0][-1], ends[0][0])
-    units = _sample_units(from_gen[from_gen["role"] == "ood"])
+    units = sample_units(from_gen[from_gen["role"] == "ood"])
     row = decide(CLS_GEN_FLAT, lambda i: gen_gap(i) - cls_gap(i), units, settings)
     return at_one_rate(row, pd.concat([from_gen_compared, from_cls_compared]))
 
@@ -385,7 +351,7 @@ def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings, pair="cls
     drawn = frame[(frame["trained"] == "drawn") & (frame["role"] == "ood")]
     if drawn.empty:
         return unavailable(claim, "no controlled-overlap results")
-    cells = _cells(drawn)
+    cells = score_cells(drawn)
     group = drawn["group"].iloc[0]
     tasks = list(dict.fromkeys(drawn["eval_task"]))
     ends = {
@@ -396,8 +362,8 @@ def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings, pair="cls
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         gaps = []
         for q, (low, high) in ends.items():
-            upper = _mean_score(cells, [(group, "drawn", q, high, t) for t in tasks], indices)
-            lower = _mean_score(cells, [(group, "drawn", q, low, t) for t in tasks], indices)
+            upper = mean_score(cells, [(group, "drawn", q, high, t) for t in tasks], indices)
+            lower = mean_score(cells, [(group, "drawn", q, low, t) for t in tasks], indices)
             gaps.append(upper - lower)
         return float(np.mean(gaps))
 
@@ -405,7 +371,7 @@ def controlled_claim(frame: pd.DataFrame, settings: BootstrapSettings, pair="cls
         [ends[row.proportion][0] == row.overlap or ends[row.proportion][1] == row.overlap
          for row in drawn.itertuples()]
     ]  # fmt: skip
-    row = decide(claim, statistic, _sample_units(drawn), settings)
+    row = decide(claim, statistic, sample_units(drawn), settings)
     return refuse_collapsed(row, compared)
 
 

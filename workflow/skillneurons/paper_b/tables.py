@@ -1,6 +1,7 @@
 """Paper B's tables from the experiments' results (B-T1, B-T2, the B-F5 matrices with the
 generation panel B-F5d, AB-T1, B-F2/B-F6, B-T9, B-F3/B-T4, and B-T5/B-F4 with CL and FG,
-Eqs. 4-5).
+Eqs. 4-5), and the bands of B-F2/B-F6 (:func:`share_intervals`) and B-F4
+(:func:`forgetting_intervals`), each through its claims' own statistic and units.
 
 Results frames are :data:`skillneurons.paper_b.evaluation.COLUMNS`; accuracies are
 shown in percent. Random rows are summarised over their draws (mean and sample std).
@@ -13,7 +14,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.reporting.findings import BootstrapSettings, Units
+from skillneurons.paper_b.forgetting import RetentionSamples, retention
+from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
+from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.intervals import interval
 from skillneurons.reporting.stats import accuracy_summary, curve_area
 
@@ -176,6 +180,39 @@ def _role_means(rows: pd.DataFrame, group: str) -> dict[str, float]:
     means = rows.groupby(role_series(rows, group))["score"].mean()
     means = means.reindex(["id_mean", "ood_mean", *means.index.intersection(["ood_cross_mean"])])
     return {name: 100 * float(value) for name, value in means.items()}
+
+
+#: Columns of :func:`share_intervals`.
+SHARE_COLUMNS = ["panel", "series", "proportion", "estimate", "low", "high", "runs"]
+
+
+def share_intervals(
+    frame: pd.DataFrame, panel: str, settings: BootstrapSettings, scale: float = 100.0
+) -> pd.DataFrame:
+    """B-F2's and B-F6's bands: per (``panel`` column's value, ``series``,
+    ``proportion``) of trained models' result rows of every training run (``frame``:
+    those columns, ``run``, ``group``, ``trained``, ``overlap``, ``eval_task`` and
+    ``sample_scores``; ``series`` as :func:`role_series` names the lines), the mean over
+    the runs and the evaluated tasks of the mean score over their test samples, times
+    ``scale`` (points: B-F2's y axis; :func:`proportion_table`'s value of the run
+    means), with its interval over the training runs > every evaluated task's test
+    samples: the statistic and the units of the share claims
+    (:mod:`skillneurons.paper_b.share_scores`). ``runs``: the training runs behind a
+    point (1: the spread across runs is not measured). Columns :data:`SHARE_COLUMNS`."""
+    rows = []
+    keys = [panel, "series", "proportion"]
+    for (name, series, proportion), chosen in frame.groupby(keys, sort=False):
+        cells = score_cells(chosen)
+        models = list(dict.fromkeys(key[1:] for key in cells))
+        units = sample_units(chosen)
+
+        def statistic(indices: Mapping[str, np.ndarray], cells=cells, models=models) -> float:
+            return scale * mean_score(cells, models, indices)
+
+        stream = f"share {name} {series} {proportion:g}"
+        rows.append([name, series, float(proportion),
+                     *interval(statistic, units, settings, stream), units.run_count])  # fmt: skip
+    return pd.DataFrame(rows, columns=SHARE_COLUMNS)
 
 
 def _single_class(rows: pd.DataFrame) -> float:
@@ -354,16 +391,12 @@ def cl_score(matrix: pd.DataFrame) -> float:
 
 
 def forgetting(matrix: pd.DataFrame, reference: Mapping[str, float]) -> dict[int, float]:
-    """Eq. 5: ``FG_j = 1/(j-1) Σ_{i<j} a_ij / A_i × 100`` for every stage ``j >= 2``
-    (``reference``: per-task FT's ``A_i``). A retention ratio: higher is better."""
-    order = list(matrix.index)
-    return {
-        stage: float(
-            100
-            * np.mean([matrix.loc[task, stage] / reference[task] for task in order[: stage - 1]])
-        )
-        for stage in range(2, len(order) + 1)
-    }
+    """Eq. 5 (%, :func:`skillneurons.paper_b.forgetting.retention`) of an ``a_ij``
+    matrix (:func:`accuracy_matrix`) for every stage ``j >= 2`` (``reference``: per-task
+    FT's ``A_i``). A retention ratio: higher is better."""
+    alone = [reference[task] for task in matrix.index]
+    found = retention(matrix.to_numpy(np.float64), alone)
+    return {stage: 100 * float(value) for stage, value in enumerate(found, start=2)}
 
 
 #: B-T5's methods as paper B names them, with its mean CL over the Standard benchmark's
@@ -376,6 +409,9 @@ PAPER_STANDARD_CL = {"SeqFT": 47.1, "SeqLoRA": 53.8, "EPI": 48.4, "O-LoRA": 76.1
                      "NCFT": 71.3, "W-NCFT": 73.3, "W-NCFT, uniform weights": float("nan"),
                      "Per-task FT": 77.2}  # fmt: skip
 QUOTED_METHODS = ("EPI", "O-LoRA")
+#: The methods trained along an order, one ``a_ij`` matrix per order each: every method of
+#: :data:`CONTINUAL_NAMES` but per-task FT (each task's own model).
+ORDER_METHODS = tuple(method for method in CONTINUAL_NAMES if method != "per_task")
 
 
 def _per_task_matrix(per_task: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
@@ -391,7 +427,7 @@ def continual_matrices(
     matrices = {}
     for name, frame in results.items():
         order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform"):
+        for method in ORDER_METHODS:
             matrices[(name, method)] = accuracy_matrix(frame, method, order)
         matrices[(name, "per_task")] = _per_task_matrix(per_task, order)
     return matrices
@@ -435,51 +471,60 @@ def continual_matrix_table(
 
 
 def forgetting_table(results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame) -> pd.DataFrame:
-    """B-F4: FG_j (Eq. 5, %) per order, method and stage ``j >= 2``, with per-task FT's
-    accuracies as ``A_i``."""
-    reference = per_task.set_index("eval_task")["accuracy"].to_dict()
+    """B-F4: FG_j (Eq. 5, %: :func:`forgetting`) per order, method and stage ``j >= 2``,
+    each training run's (config ``paper_b.runs``: its ``a_ij`` against its own per-task
+    FT's accuracies as ``A_i``) averaged over the runs, as B-F4's bands
+    (:func:`forgetting_intervals`) and claims estimate it. ``results``: per order, every
+    run's rows; ``per_task``: every run's per-task FT rows (rows without ``run``: run 0).
+    """
+    results = {name: with_runs(frame) for name, frame in results.items()}
+    per_task = with_runs(per_task)
+    runs = sorted({int(run) for frame in results.values() for run in frame["run"]})
     rows = []
-    for (order, method), matrix in continual_matrices(results, per_task).items():
-        if method == "per_task":
-            continue
-        for stage, value in forgetting(matrix, reference).items():
-            rows.append({"order": order, "method": CONTINUAL_NAMES[method], "stage": stage,
-                         "fg": value})  # fmt: skip
-    return pd.DataFrame(rows)
+    for run in runs:
+        own = per_task[per_task["run"] == run]
+        reference = own.set_index("eval_task")["accuracy"].to_dict()
+        chosen = {name: frame[frame["run"] == run] for name, frame in results.items()}
+        for (order, method), matrix in continual_matrices(chosen, own).items():
+            if method == "per_task":
+                continue
+            for stage, value in forgetting(matrix, reference).items():
+                rows.append({"order": order, "method": CONTINUAL_NAMES[method], "stage": stage,
+                             "fg": value})  # fmt: skip
+    keys = ["order", "method", "stage"]
+    frame = pd.DataFrame(rows, columns=[*keys, "fg"])
+    return frame.groupby(keys, sort=False, as_index=False)["fg"].mean()
+
+
+#: Columns of :func:`forgetting_intervals`.
+FORGETTING_COLUMNS = ["order", "method", "stage", "estimate", "low", "high", "runs"]
 
 
 def forgetting_intervals(
     results: Mapping[str, pd.DataFrame], per_task: pd.DataFrame, settings: BootstrapSettings
 ) -> pd.DataFrame:
     """B-F4's points with their intervals: per order, method and stage ``j >= 2``, FG_j
-    (Eq. 5, %) from the per-sample results (``correct``; :func:`forgetting_table`'s
-    value) and its interval from the findings engine over every learnt task's test
-    samples, shared by ``a_ij`` and per-task FT's ``A_i`` (the units of B-F4's claims,
-    :func:`skillneurons.paper_b.continual_findings.retention_claims`; one training run).
-    Columns order, method (:data:`CONTINUAL_NAMES`), stage, estimate, low, high."""
-    reference = {r.eval_task: np.asarray(r.correct, bool) for r in per_task.itertuples()}
+    (Eq. 5, %: :func:`forgetting_table`'s value) and its interval from the findings
+    engine over the training runs (``runs``: how many) > the test samples of every task
+    learnt before stage ``j``, shared by ``a_ij`` and per-task FT's ``A_i``
+    (:class:`~skillneurons.paper_b.forgetting.RetentionSamples`, as B-F4's claims
+    resample: :func:`skillneurons.paper_b.continual_findings.retention_claims`).
+    ``results`` and ``per_task``: every run's rows (:func:`forgetting_table`). Columns
+    :data:`FORGETTING_COLUMNS`, the method named as in :data:`CONTINUAL_NAMES`."""
+    samples = RetentionSamples.of(results, per_task, ORDER_METHODS)
     rows = []
-    for name, frame in results.items():
-        order = frame.drop_duplicates("stage").sort_values("stage")["stage_task"].tolist()
-        for method in ("seqft", "seqlora", "ncft", "wncft", "wncft_uniform"):
-            chosen = frame[frame["method"] == method]
-            correct = {(int(r.stage), r.eval_task): np.asarray(r.correct, bool)
-                       for r in chosen.itertuples()}  # fmt: skip
-            if not correct:
+    for name, (order, _) in samples.orders.items():
+        for method in ORDER_METHODS:
+            if not samples.has(method, name):
                 continue
             for stage in range(2, len(order) + 1):
-                learnt = order[: stage - 1]
-                units = Units(samples={f"{t}: test samples": len(reference[t]) for t in learnt})
 
-                def statistic(i, stage=stage, learnt=learnt, correct=correct) -> float:
-                    ratios = [
-                        correct[(stage, t)][i[f"{t}: test samples"]].mean()
-                        / reference[t][i[f"{t}: test samples"]].mean()
-                        for t in learnt
-                    ]
-                    return 100 * float(np.mean(ratios))
+                def statistic(i, name=name, method=method, stage=stage) -> float:
+                    return 100 * float(samples.fg(name, method, i, stage)[:, -1].mean())
 
+                units = samples.units(order[: stage - 1])
                 stream = f"forgetting {name} {method} {stage}"
                 rows.append([name, CONTINUAL_NAMES[method], stage,
-                             *interval(statistic, units, settings, stream)])  # fmt: skip
-    return pd.DataFrame(rows, columns=["order", "method", "stage", "estimate", "low", "high"])
+                             *interval(statistic, units, settings, stream),
+                             len(samples.runs)])  # fmt: skip
+    return pd.DataFrame(rows, columns=FORGETTING_COLUMNS)

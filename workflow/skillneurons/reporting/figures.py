@@ -443,7 +443,7 @@ def proportion_figure(
     (small multiples sharing both axes; :func:`skillneurons.paper_b.tables.
     proportion_table` rows; proportion 0 is the untrained model); the other group's
     test tasks as a third line where scored. Bands: ``intervals``
-    (:func:`skillneurons.reporting.intervals.share_intervals` with ``panel`` the
+    (:func:`skillneurons.paper_b.tables.share_intervals` with ``panel`` the
     panels' names) where the panel and line have them."""
     figure, axes = grid(len(panels), width=3.0, height=2.4, columns=4, sharex=True,
                         sharey=True, legend_rows=1)  # fmt: skip

@@ -6,9 +6,12 @@ bar, over the units the findings' claims resample, at their level ``1 - alpha``.
   AB-F1), trials > random orders > test samples (the curve claims' units, paper A
   §4.2);
 - :func:`histogram_intervals`: the bars of the predictivity histograms (A-F3, A-F9,
-  A-F10), over the prompt-tuning trials;
-- :func:`share_intervals`: paper B's scores against the share of neurons trained
-  (B-F2, B-F6), over each evaluated task's test samples (the share claims' units).
+  A-F10), over the prompt-tuning trials.
+
+Paper B's bands resample what its claims do, through the claims' own statistic:
+:func:`skillneurons.paper_b.tables.share_intervals` (B-F2, B-F6) and
+:func:`skillneurons.paper_b.tables.forgetting_intervals` (B-F4), both with this
+module's :func:`interval`.
 
 An interval is NaN where no unit has two levels or nothing varied: a figure then draws
 no band, and its caption says which unit has one level.
@@ -16,7 +19,7 @@ no band, and its caption says which unit has one level.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -103,34 +106,3 @@ def histogram_intervals(
     ]
     mean, low, high = (np.array(column) for column in zip(*points, strict=True))
     return mean, low, high
-
-
-#: Columns of :func:`share_intervals`.
-SHARE_COLUMNS = ["panel", "series", "proportion", "estimate", "low", "high"]
-
-
-def share_intervals(
-    frame: pd.DataFrame, panel: str, settings: BootstrapSettings, scale: float = 100.0
-) -> pd.DataFrame:
-    """Paper B's mean scores per (``panel`` column's value, ``series``, ``proportion``)
-    of trained models' result rows (``frame``: those columns, ``eval_task`` and
-    ``sample_scores``; ``series`` as :func:`skillneurons.paper_b.tables.role_series`
-    names the lines), each the mean over the evaluated tasks of the mean score over
-    their test samples, times ``scale`` (points: B-F2's y axis), with its interval over
-    every evaluated task's test samples (the units of the share claims,
-    :mod:`skillneurons.paper_b.generalization_findings`; one training run each).
-    Columns :data:`SHARE_COLUMNS`."""
-    rows = []
-    keys = [panel, "series", "proportion"]
-    for (name, series, proportion), cells in frame.groupby(keys, sort=False):
-        scores = {r.eval_task: np.asarray(r.sample_scores, np.float64) for r in cells.itertuples()}
-        units = Units(samples={f"{task}: test samples": len(v) for task, v in scores.items()})
-
-        def statistic(indices: Mapping[str, np.ndarray], scores=scores) -> float:
-            means = [v[indices[f"{task}: test samples"]].mean() for task, v in scores.items()]
-            return scale * float(np.mean(means))
-
-        stream = f"share {name} {series} {proportion:g}"
-        rows.append([name, series, float(proportion),
-                     *interval(statistic, units, settings, stream)])  # fmt: skip
-    return pd.DataFrame(rows, columns=SHARE_COLUMNS)
