@@ -44,9 +44,18 @@ def run_worker(out: Path, processes: int, **variables: str) -> dict[str, torch.T
     return load_file(out)
 
 
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory) -> Path:
+    """The worker's file after training as one plain process: what every launch of it
+    must reproduce (trained once for the module's tests)."""
+    out = tmp_path_factory.mktemp("one_process") / "one.safetensors"
+    run_worker(out, 1)
+    return out
+
+
 @pytest.mark.slow
-def test_two_processes_train_as_one(tmp_path):
-    one = run_worker(tmp_path / "one.safetensors", 1)
+def test_two_processes_train_as_one(one_process, tmp_path):
+    one = load_file(one_process)
     two = run_worker(tmp_path / "two.safetensors", 2)
     assert one.keys() == two.keys()
     for name in one:
@@ -58,9 +67,9 @@ def test_two_processes_train_as_one(tmp_path):
 
 
 @pytest.mark.slow
-def test_two_processes_sharded_with_fsdp_train_as_one(tmp_path):
+def test_two_processes_sharded_with_fsdp_train_as_one(one_process, tmp_path):
     fsdp = Launch(2, fsdp=True).environment({"PYTHONPATH": str(FSDP_ON_CPU)})
-    one = run_worker(tmp_path / "one.safetensors", 1)
+    one = load_file(one_process)
     two = run_worker(tmp_path / "two.safetensors", 2, **fsdp)
     assert not one.pop("sharded") and two.pop("sharded")  # DTensor shards in training
     assert one.keys() == two.keys()
@@ -69,7 +78,7 @@ def test_two_processes_sharded_with_fsdp_train_as_one(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(tmp_path):
+def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(one_process, tmp_path):
     """The multi-node launch (one torchrun per node through srun, joined by c10d's
     rendezvous) with a stand-in srun that runs each node's task on this machine."""
     bin_folder = tmp_path / "bin"
@@ -88,7 +97,7 @@ def test_a_job_on_two_nodes_runs_a_torchrun_per_node_through_srun(tmp_path):
     assert "starting 2 processes: srun --overlap --nodes=2 --ntasks=2" in log, log
     assert "--nproc-per-node=1" in log and "--nnodes=2 --rdzv-backend=c10d" in log
     assert "2 processes exited with status 0" in log
-    one = run_worker(tmp_path / "one.safetensors", 1)
+    one = load_file(one_process)
     two = load_file(out)
     assert one.keys() == two.keys()
     for name in one:
@@ -176,7 +185,10 @@ def test_a_rule_launched_as_two_processes_computes_what_one_does(tmp_path_factor
 
 # The rules the 7B profile shards with FSDP (profiles/slurm-llm: fsdp: 1) that the smoke
 # config runs (deactivation of the generation tasks: tests/test_generation_workflow.py),
-# with outputs.
+# with outputs. Of continual_training, the methods whose training differs from per-task
+# FT's: LoRA adapters and NCFT's neuron deltas, stage after stage. SeqFT's stages are
+# per-task FT's full fine-tuning (skillneurons.paper_b.continual._fully_fine_tune) in
+# SeqLoRA's loop (_sequential_stages): a sharded job of its own (40 s) adds no path.
 PAPER_B = f"results/{MODEL}/paper_b"
 SHARDED = {
     "deactivation": [f"{PAPER_B}/classification/run0/deactivation"],
@@ -184,7 +196,7 @@ SHARDED = {
     "similarity_model": [f"{PAPER_B}/similarity/run0/syn_sst2"],
     "per_task_training": [f"{PAPER_B}/continual/run0/per_task/syn_sst2"],
     "continual_training": [
-        f"{PAPER_B}/continual/run0/order1/{method}" for method in ("seqft", "seqlora", "ncft")
+        f"{PAPER_B}/continual/run0/order1/{method}" for method in ("seqlora", "ncft")
     ],
 }
 

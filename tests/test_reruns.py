@@ -108,12 +108,13 @@ def test_adding_a_task_schedules_its_jobs_and_cross_task_outputs(run_copy):
     )
     trials = smoke["prompt_tuning"]["trials"]
     assert sum(job.rule == "prompt_tuning" and job.task == new_task for job in jobs) == trials
+    upstream = upstream_rules(run_copy, *ANALYSIS_ROOTS)
     for job in jobs:
         if job.task is None or job.task == new_task:
             continue  # the new task's own jobs, or outputs over all tasks
         # A job of an existing task reruns only because the new task is among its inputs
         # (e.g. the perturbation curves use every task's neuron order).
-        assert job.rule not in upstream_rules(run_copy, *ANALYSIS_ROOTS), job
+        assert job.rule not in upstream, job
         assert INPUT_SET_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
 
 

@@ -1,5 +1,6 @@
-"""The cluster profile (profiles/slurm): what every rule declares, and the smoke pipeline
-run through the profile on a real single-node SLURM cluster (tests/local_slurm.py).
+"""The cluster profile (profiles/slurm): what every rule declares, and part of the smoke
+pipeline run through the profile on a real single-node SLURM cluster
+(tests/local_slurm.py).
 
 The cluster needs Debian's slurm-wlm and munge packages (``.ci/run`` installs them) and
 root; without them the cluster test is skipped, saying why. Its outputs must equal those
@@ -37,38 +38,36 @@ FULL_FINE_TUNING = {
     "deactivation", "similarity_model", "continual_training", "per_task_training",
     "proportion_training",
 }  # fmt: skip
-# Outputs that must be equal between a SLURM and a local run (every output of the
-# stage run here: none of them is a time measurement).
-DETERMINISTIC = (
-    "data/splits/**/*.parquet",
-    "results/*/prompt_tuning/**/*",
-    "results/*/activations/**/*",
-    "results/*/predictivity/*",
-    "results/*/rankings/*",
-    "results/*/skill_neurons/**/*",
-    "results/*/tables/A-T1*.csv",
-    "results/*/tables/A-T3.csv",
-    "results/*/figures/*",
-    "results/*/paper_b/continual/run0/per_task/*.parquet",
-)
-
-# The skill-neuron stage of the smoke pipeline (splits, prompt tuning, activations,
-# rankings, controls; Tables A-T1, A-T3, Figures A-F1/F2/F3_F9/F10): every kind of job
-# (local, GPU, grouped) in about 30 submissions, a few minutes on 2 cores. Later stages
-# add more jobs of the same kinds.
-SLURM_TARGETS = [
-    f"results/minilm-l2/{kind}/{name}"
-    for kind, names in {
-        "tables": ["A-T1.csv", "A-T3.csv", "A-T1_prompt_tuning.csv"],
-        "figures": ["A-F1.png", "A-F2.png", "A-F3_F9.png", "A-F10.png"],
-    }.items()
-    for name in names
-]
-# A training job the fitted profile runs on the test node's 2 (stand-in) GPUs: its script
-# starts itself again as 2 processes (skillneurons.infra.launch), which train over gloo.
+# What the SLURM run submits: one task's skill-neuron chain of the smoke config (its two
+# trials' prompt tuning and activation dumps, GPU jobs; its ranking, a group job) and one
+# training job that the fitted profile runs on the test node's 2 (stand-in) GPUs: its
+# script starts itself again as 2 processes (skillneurons.infra.launch), which train
+# over gloo. Every kind of job the profile handles (GPU, grouped, multi-process, local)
+# in 6 submissions; more tasks or stages would add jobs of the same kinds (the whole
+# skill-neuron stage of the three tasks, 18 submissions, took 9 minutes on 2 cores).
+TASK = "syn_sst2"
 LAUNCHED_RULE = "per_task_training"
-LAUNCHED = "results/minilm-l2/paper_b/continual/run0/per_task/syn_sst2"
-SLURM_TARGETS.append(f"{LAUNCHED}.parquet")
+LAUNCHED = f"results/minilm-l2/paper_b/continual/run0/per_task/{TASK}"
+SLURM_TARGETS = [f"results/minilm-l2/rankings/{TASK}.parquet", f"{LAUNCHED}.parquet"]
+# The submissions, in the SLURM log folder of each rule (a group job's: its group's).
+SUBMITTED = {
+    "rule_prompt_tuning": 2,
+    "rule_dump_activations": 2,
+    "group_rankings_rank_neurons": 1,
+    f"rule_{LAUNCHED_RULE}": 1,
+}
+# Local rules of the run (localrules in workflow/rules): they run on the submitting host.
+LOCAL = ("synthesize", "split", "prompt_tuning_trial")
+# Outputs that must be equal between a SLURM and a local run: every output of the jobs
+# run here (none of them is a time measurement).
+DETERMINISTIC = (
+    f"data/splits/{TASK}/*.parquet",
+    f"results/*/prompt_tuning/{TASK}/**/*",
+    f"results/*/activations/{TASK}/**/*",
+    f"results/*/predictivity/{TASK}.*",
+    f"results/*/rankings/{TASK}.parquet",
+    f"{LAUNCHED}.parquet",
+)
 
 RULES_PROBE = """
 import json
@@ -328,16 +327,16 @@ def slurm_run(cluster, profile, tmp_path_factory):
 def test_jobs_went_through_sbatch(slurm_run, cluster):
     sandbox, output = slurm_run
     job_ids = re.findall(r"has been submitted with SLURM jobid (\d+)", output)
-    assert len(job_ids) >= 10, output[-4000:]
+    assert len(job_ids) == sum(SUBMITTED.values()), output[-4000:]
     assert len(set(job_ids)) == len(job_ids)
     for job_id in job_ids:
         assert cluster.job_state(job_id) == "COMPLETED", job_id
-    logs = {path.stem for path in (sandbox / ".snakemake/slurm_logs").glob("**/*.log")}
-    assert set(job_ids) <= logs
-    folders = {path.name for path in (sandbox / ".snakemake/slurm_logs").iterdir()}
-    assert "rule_prompt_tuning" in folders
-    assert any(name.startswith("group_rankings") for name in folders), folders
-    assert not {"rule_split", "rule_synthesize", "rule_skill_neuron_table"} & folders
+    slurm_logs = sandbox / ".snakemake/slurm_logs"
+    assert set(job_ids) == {path.stem for path in slurm_logs.glob("**/*.log")}
+    folders = {folder.name: len(list(folder.glob("**/*.log"))) for folder in slurm_logs.iterdir()}
+    assert folders == SUBMITTED
+    for rule in LOCAL:  # run on this host, never submitted (no folder above)
+        assert re.search(rf"^localrule {rule}:$", output, re.M), rule
 
 
 def test_a_training_job_ran_as_two_processes_on_its_two_gpus(slurm_run):
@@ -352,13 +351,16 @@ def test_a_training_job_ran_as_two_processes_on_its_two_gpus(slurm_run):
 def test_outputs_equal_a_local_run(slurm_run, tmp_path_factory):
     sandbox, _ = slurm_run
     local = completed_smoke_run(tmp_path_factory)
-    compared = 0
+    compared = {}
     for pattern in DETERMINISTIC:
         # The local run is the whole pipeline, the SLURM run a part of it.
-        for path in sorted(p.relative_to(sandbox) for p in sandbox.glob(pattern) if p.is_file()):
+        paths = sorted(p.relative_to(sandbox) for p in sandbox.glob(pattern) if p.is_file())
+        for path in paths:
             assert (local / path).read_bytes() == (sandbox / path).read_bytes(), path
-            compared += 1
-    assert compared > 50
+        compared[pattern] = len(paths)
+    # 3 splits; per trial a pass (metrics, prompt, Snakemake's timestamp) and its copy
+    # (metrics, prompt); per trial 4 dumps; the predictivity, the ranking, the training.
+    assert list(compared.values()) == [3, 2 * (3 + 2), 2 * 4, 1, 1, 1], compared
 
 
 def test_second_slurm_run_submits_nothing(slurm_run, cluster):

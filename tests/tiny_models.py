@@ -172,3 +172,65 @@ FAMILIES = {
         lambda c: ACT2FN[c.activation_function],
     ),
 }
+
+
+def write_tiny_gguf(path) -> None:
+    """A GGUF file laid out as SmolLM2's (tests/test_smollm.py): a 1-layer Llama of width
+    32, its matrices in 4-bit Q4_1, its embedding (tied to the output) in Q8_0, its norms
+    in float32, a byte-level BPE vocabulary with three merges. Random weights, seeded."""
+    import gguf
+    import numpy as np
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    rng = np.random.default_rng(0)
+    tokens = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *bytes_to_unicode().values()]
+    tokens += ["Ġt", "he", "Ġthe"]
+    tokens += [f"<pad{i}>" for i in range(-len(tokens) % 32)]  # rows of whole Q8_0 blocks
+    width, ffn = 32, 64
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(1)
+    writer.add_context_length(64)
+    writer.add_embedding_length(width)
+    writer.add_feed_forward_length(ffn)
+    writer.add_head_count(2)
+    writer.add_head_count_kv(1)
+    writer.add_rope_freq_base(10000.0)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_rope_dimension_count(width // 2)
+    writer.add_vocab_size(len(tokens))
+    writer.add_tokenizer_model("gpt2")
+    writer.add_token_list(tokens)
+    writer.add_token_types([3] * 3 + [1] * (len(tokens) - 3))
+    writer.add_token_merges(["Ġ t", "h e", "Ġt he"])
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+    writer.add_unk_token_id(0)
+    writer.add_pad_token_id(2)
+    kinds = gguf.GGMLQuantizationType
+
+    def add(name: str, shape: tuple[int, ...], kind) -> None:
+        weights = (0.1 * rng.standard_normal(shape)).astype(np.float32)
+        if kind == kinds.F32:
+            writer.add_tensor(name, weights)
+        else:
+            writer.add_tensor(name, gguf.quants.quantize(weights, kind), raw_dtype=kind)
+
+    add("token_embd.weight", (len(tokens), width), kinds.Q8_0)
+    add("output_norm.weight", (width,), kinds.F32)
+    add("blk.0.attn_norm.weight", (width,), kinds.F32)
+    add("blk.0.ffn_norm.weight", (width,), kinds.F32)
+    matrices = {
+        "attn_q": (width, width),
+        "attn_k": (width // 2, width),
+        "attn_v": (width // 2, width),
+        "attn_output": (width, width),
+        "ffn_gate": (ffn, width),
+        "ffn_up": (ffn, width),
+        "ffn_down": (width, ffn),
+    }
+    for name, shape in matrices.items():
+        add(f"blk.0.{name}.weight", shape, kinds.Q4_1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
