@@ -37,7 +37,7 @@ def test_the_job_log_marks_each_runs_lines(tmp_path):
     dumping = [line for line in lines if line.endswith("dumping")]
     assert len(dumping) == 2
     assert " [trial 0] dumping" in dumping[0] and " [trial 1] dumping" in dumping[1]
-    assert [line for line in lines if "started" in line and "trial 1 of 2" in line]
+    assert [line for line in lines if line.endswith("[trial 1] started, 2 of 2")]
     after = next(line for line in lines if line.endswith("after the trials"))
     assert "[trial" not in after
 

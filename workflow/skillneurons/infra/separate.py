@@ -41,5 +41,5 @@ def separate_runs(runs: Sequence[Run], name: str = "run") -> Iterator[tuple[int,
         elif torch.cuda.is_initialized():
             torch.cuda.manual_seed_all(seed)
         with marked(f"{name} {run}"):
-            LOG.info("%s %s of %d: started", name, run, len(runs))
+            LOG.info("started, %d of %d", index + 1, len(runs))
             yield index, run
