@@ -44,7 +44,7 @@ KILLED_JOBS = {
             f"{DUMPS}/test.parquet",
             f"{DUMPS}/dev_input.parquet",
         ],
-        "log": f"logs/{MODEL}/activations/syn_sst2/trial0.log",
+        "log": f"logs/{MODEL}/activations/syn_sst2.log",  # one job for every trial
         "started": lambda workdir, log: (workdir / DUMPS / "dev.parquet").exists(),
     },
 }

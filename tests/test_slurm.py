@@ -341,7 +341,9 @@ def test_jobs_went_through_sbatch(slurm_run, cluster):
 
 def test_a_training_job_ran_as_two_processes_on_its_two_gpus(slurm_run):
     sandbox, _ = slurm_run
-    log = (sandbox / LAUNCHED.replace("results/", "logs/", 1)).with_suffix(".log").read_text()
+    # one job (and log) for every run: no run folder in the log's path
+    log_path = LAUNCHED.replace("results/", "logs/", 1).replace("/run0/", "/")
+    log = (sandbox / log_path).with_suffix(".log").read_text()
     assert "starting 2 processes" in log and "--nproc-per-node=2" in log, log[-3000:]
     assert "[rank 0]" in log and "[rank 1]" in log
     assert "2 processes exited with status 0" in log

@@ -2,7 +2,8 @@
 job trains together, and, on dry runs of the smoke config's DAG, that adding trials
 reruns no job of a pass that is already complete (the scenario of the slow
 tests/test_reruns.py::test_a_third_trial_reruns_no_job_of_the_first_two, at
-trials_per_pass 1 and 2, for rules prompt_tuning and prompt_tuning_random_words).
+trials_per_pass 1 and 2, for rules prompt_tuning and prompt_tuning_random_words); the
+activation dumps, one job per task for every trial, rerun whole.
 
 A complete run is stood in for without running a job: ``snakemake --touch`` records
 every job's metadata (params, input set, code) as a run would, then the outputs are
@@ -13,6 +14,7 @@ run records; nothing here changes code).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,8 @@ TARGETS = (
     f"results/{MODEL}/random_label_words/draw0/rankings/syn_sst2.parquet",
 )
 PASS_RULES = {"prompt_tuning", "prompt_tuning_random_words"}
+#: The activation dumps: one job per task (and random-words draw) for all its trials.
+DUMP_RULES = {"dump_activations", "dump_activations_random_words"}
 TRIGGERS = ("--rerun-triggers", "mtime", "params", "input", "software-env")
 
 
@@ -61,6 +65,11 @@ def test_adding_a_trial_changes_at_most_the_last_pass(per_pass):
             assert after[: len(before)] == before and len(after) == len(before) + 1
         else:
             assert len(after) == len(before) and after[-1] == range(before[-1][0], trials + 1)
+
+
+def dumped_trials(job) -> set[int]:
+    """The trials whose ``trial{t}/`` files a scheduled job writes."""
+    return {int(trial) for name in job.output for trial in re.findall(r"/trial(\d+)/", name)}
 
 
 def settings(trials: int, per_pass: int) -> dict:
@@ -106,15 +115,22 @@ def test_adding_trials_reruns_no_job_of_a_complete_pass(sandbox, per_pass, befor
     for rule in PASS_RULES:
         scheduled = sorted(dict(job.wildcards)["trials"] for job in jobs if job.rule == rule)
         assert scheduled == passes, (rule, scheduled)
-    per_trial = ("prompt_tuning_trial", "prompt_tuning_random_words_trial", "dump_activations")
-    for rule in (*per_trial, "dump_activations_random_words"):
+    for rule in ("prompt_tuning_trial", "prompt_tuning_random_words_trial"):
         assert {trial for job in jobs if job.rule == rule for trial in job.trials} == rerun
     assert not [job for job in jobs if job.trials & kept], "a complete pass reran"
+    # the dumps: one job per task (and draw) for every trial (issue 37), so they rerun
+    # whole, the kept trials' files recomputed as they were
+    dumps = [job for job in jobs if job.rule in DUMP_RULES]
+    assert len(dumps) == 2, dumps
+    for job in dumps:
+        assert dumped_trials(job) == set(range(after)), job
     for job in jobs:
-        if not job.trials:  # a per-task job over all trials: its input set grew
+        if not job.trials and job.rule not in DUMP_RULES:  # a per-task job over all
+            # trials: its input set grew
             assert INPUT_SET_CHANGED in job.reason or INPUT_UPDATED in job.reason, job
             assert PARAMS_CHANGED not in job.reason, job
     assert {job.rule for job in jobs if not job.trials} == {
         "rank_neurons",
         "rank_neurons_random_words",
+        *DUMP_RULES,
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from verdict_checks import assert_verdicts_follow_the_intervals
 
 from conftest import ROOT, run_snakemake
@@ -39,6 +40,53 @@ def test_dry_run_builds_the_dag(sandbox, configfile):
     # verdict summary a model.
     for rule in ("split", "findings", "explorer", "verdicts"):
         assert re.search(rf"^{rule}\s+[1-9]\d*$", output, re.MULTILINE), (rule, output)
+
+
+#: Rules whose job computes every run (paper_b.runs) or trial of a condition (issue 37),
+#: with their jobs on the default config: one per task, random-words draw, multi-task
+#: kind, paper-B condition.
+MERGED = {
+    "dump_activations": 5,
+    "dump_activations_random_words": 4,
+    "control_top_neuron": 5,
+    "deactivation": 1,
+    "neuron_training": 5,
+    "per_task_training": 4,
+    "proportion_training": 4,
+    "controlled_overlap": 1,
+    "similarity_model": 3,
+    "continual_training": 3,
+}
+
+
+def job_counts(workdir: Path, *args: str) -> dict[str, int]:
+    """Jobs per rule, and ``total``, of a dry run of the default (plus ``args``)."""
+    output = run_snakemake(workdir, "-n", "--quiet", "rules", *args).stdout
+    return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", output, re.M)}
+
+
+def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
+    three = {"trials": 3}
+    (sandbox / "three.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "prompt_tuning": three,
+                "random_label_words": three,
+                "controls": three,
+                "paper_b": {"runs": 3},
+            }
+        )
+    )
+    one = job_counts(sandbox)
+    counts = job_counts(sandbox, "--configfile", "config.yaml", "three.yaml")
+    assert {rule: counts[rule] for rule in MERGED} == MERGED
+    assert {rule: one[rule] for rule in MERGED} == MERGED
+    # only the prompt-tuning trials' jobs (passes of one trial by default) grow
+    grown = {rule: counts[rule] - one[rule] for rule in counts if counts[rule] != one[rule]}
+    trial_jobs = {"prompt_tuning": 10, "prompt_tuning_trial": 10}
+    trial_jobs |= {"prompt_tuning_random_words": 8, "prompt_tuning_random_words_trial": 8}
+    # (one job per run and trial, before issue 37, added (3 - 1) x 35 more: 106 in all)
+    assert grown == {**trial_jobs, "total": 36}, grown
 
 
 def test_unknown_task_fails_before_any_job(sandbox):

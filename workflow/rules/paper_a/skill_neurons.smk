@@ -17,31 +17,38 @@ localrules:
 
 
 rule control_top_neuron:
+    """One job per task computes every trial's controls (issue 37: one process start in
+    place of one per trial; each trial's files are what its own job wrote). Changing
+    controls.trials reruns the job as a whole (the earlier trials recomputed
+    identically), where one job per trial ran only the new trials."""
     input:
         model=model_files,
         splits=expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
         dev="data/splits/{task}/dev.parquet",
         subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
     output:
+        # trial-major: every control of trial 0, then of trial 1, ...
         expand(
-            "results/{{model}}/skill_neurons/{control}/{{task}}/trial{{trial}}.json",
+            "results/{{model}}/skill_neurons/{control}/{{task}}/trial{trial}.json",
+            trial=PLAN.control_trials,
             control=CONTROLS,
         ),
     log:
-        "logs/{model}/skill_neurons/controls/{task}/trial{trial}.log",
+        "logs/{model}/skill_neurons/controls/{task}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=60,
+        runtime=lambda w: 60 * len(PLAN.control_trials),
     params:
         controls=list(CONTROLS),
         model=lambda w: PLAN.models[w.model],
         label_words=lambda w: label_words(w.task),
         prompt_length=config["prompt_tuning"]["prompt_length"],
         init_std=config["prompt_tuning"]["init_std"],
-        seed=lambda w: config["seed"] + int(w.trial),
+        trials=PLAN.control_trials,
+        seeds=[config["seed"] + trial for trial in PLAN.control_trials],  # trial t: seed + t
         hard_prompt=lambda w: PLAN.hard_prompt(w.task),
         # the baseline, dumps and top neuron as for the tuned prompts
         max_length=config["prompt_tuning"]["max_length"],

@@ -136,17 +136,37 @@ rule prompt_tuning_random_words_trial:
 use rule dump_activations as dump_activations_random_words with:
     input:
         model=model_files,
-        prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        prompts=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.random_words_trials,
+        ),
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        baseline="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/baseline.safetensors",
-        dev="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/dev.parquet",
-        test="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/test.parquet",
-        dev_input="results/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}/dev_input.parquet",
+        baseline=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.random_words_trials,
+        ),
+        dev=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/dev.parquet",
+            trial=PLAN.random_words_trials,
+        ),
+        test=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/test.parquet",
+            trial=PLAN.random_words_trials,
+        ),
+        dev_input=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/dev_input.parquet",
+            trial=PLAN.random_words_trials,
+        ),
     log:
-        "logs/{model}/random_label_words/{variant}{draw}/activations/{task}/trial{trial}.log",
+        "logs/{model}/random_label_words/{variant}{draw}/activations/{task}.log",
+    resources:
+        mem_mb=6000,
+        runtime=lambda w: 60 * len(PLAN.random_words_trials),
+    params:
+        trials=PLAN.random_words_trials,
 
 
 use rule rank_neurons as rank_neurons_random_words with:

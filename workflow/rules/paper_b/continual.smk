@@ -10,23 +10,33 @@ localrules:
 
 
 rule continual_training:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.task_split_files(PLAN.continual_orders[w.order]),
     output:
-        results="results/{model}/paper_b/continual/run{run}/{order}/{method}.parquet",
-        metrics="results/{model}/paper_b/continual/run{run}/{order}/{method}.json",
+        results=expand(
+            "results/{{model}}/paper_b/continual/run{run}/{{order}}/{{method}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/continual/run{run}/{{order}}/{{method}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/continual/run{run}/{order}/{method}.log",
+        "logs/{model}/paper_b/continual/{order}/{method}.log",
     wildcard_constraints:
         method=names_regex(PLAN.continual_methods),
-        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=240,
+        runtime=240 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         order=lambda w: PLAN.continual_orders[w.order],
@@ -52,28 +62,39 @@ rule continual_training:
         combine=config["paper_b"]["continual"]["combine"],
         batch_size=config["paper_b"]["batch_size"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
+        runs=PLAN.paper_b_runs,
+        # run r: seed + r
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/continual_training.py"
 
 
 rule per_task_training:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.task_split_files([w.task]),
     output:
-        results="results/{model}/paper_b/continual/run{run}/per_task/{task}.parquet",
-        metrics="results/{model}/paper_b/continual/run{run}/per_task/{task}.json",
+        results=expand(
+            "results/{{model}}/paper_b/continual/run{run}/per_task/{{task}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/continual/run{run}/per_task/{{task}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/continual/run{run}/per_task/{task}.log",
-    wildcard_constraints:
-        run=r"\d+",
+        "logs/{model}/paper_b/continual/per_task/{task}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=120,
+        runtime=120 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         label_words=lambda w: {w.task: label_words(w.task)},
@@ -81,7 +102,9 @@ rule per_task_training:
         max_length=config["paper_b"]["max_length"],
         training=config["paper_b"]["continual"]["training"],
         batch_size=config["paper_b"]["batch_size"],
-        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
+        runs=PLAN.paper_b_runs,
+        # run r: seed + r
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/per_task_training.py"
 

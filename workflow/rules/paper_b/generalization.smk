@@ -15,6 +15,11 @@ localrules:
 
 
 rule proportion_training:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.scored_split_files(
@@ -25,18 +30,22 @@ rule proportion_training:
             for task in PLAN.groups(w.model)[w.group][0]
         ],
     output:
-        results="results/{model}/paper_b/generalization/run{run}/{group}/proportions/{trained}.parquet",
-        metrics="results/{model}/paper_b/generalization/run{run}/{group}/proportions/{trained}.json",
+        results=expand(
+            "results/{{model}}/paper_b/generalization/run{run}/{{group}}/proportions/{{trained}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/generalization/run{run}/{{group}}/proportions/{{trained}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/proportion_training/run{run}/{group}/{trained}.log",
-    wildcard_constraints:
-        run=r"\d+",
+        "logs/{model}/paper_b/proportion_training/{group}/{trained}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=240,
+        runtime=240 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         tasks=lambda w: PLAN.scorer_params(PLAN.proportion_tasks(w.model, w.group)),
@@ -46,12 +55,19 @@ rule proportion_training:
         training=config["paper_b"]["generalization"]["training"],
         rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
+        runs=PLAN.paper_b_runs,
+        # run r: seed + r
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/proportion_training.py"
 
 
 rule controlled_overlap:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.scored_split_files(PLAN.controlled_tasks(w.model, w.pair)),
@@ -60,18 +76,22 @@ rule controlled_overlap:
             for t in PLAN.controlled_tasks(w.model, w.pair)
         ],
     output:
-        results="results/{model}/paper_b/generalization/run{run}/{pair}/controlled/{q}.parquet",
-        metrics="results/{model}/paper_b/generalization/run{run}/{pair}/controlled/{q}.json",
+        results=expand(
+            "results/{{model}}/paper_b/generalization/run{run}/{{pair}}/controlled/{{q}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/generalization/run{run}/{{pair}}/controlled/{{q}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/controlled_overlap/run{run}/{pair}/{q}.log",
-    wildcard_constraints:
-        run=r"\d+",
+        "logs/{model}/paper_b/controlled_overlap/{pair}/{q}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=240,
+        runtime=240 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         tasks=lambda w: PLAN.scorer_params(PLAN.controlled_tasks(w.model, w.pair)),
@@ -82,32 +102,47 @@ rule controlled_overlap:
         training=config["paper_b"]["generalization"]["training"],
         rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
         output_only=config["paper_b"]["parameters"] == "output_only",
-        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r (its drawn sets too)
+        runs=PLAN.paper_b_runs,
+        # run r: seed + r (its drawn sets too)
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/controlled_overlap.py"
 
 
 rule similarity_model:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.scored_split_files(
             [w.task, *PLAN.similarity_tasks(w.model)[1]]
         ),
     output:
-        similarities="results/{model}/paper_b/similarity/run{run}/{task}.parquet",
-        scores="results/{model}/paper_b/similarity/run{run}/{task}_scores.parquet",
-        metrics="results/{model}/paper_b/similarity/run{run}/{task}.json",
+        similarities=expand(
+            "results/{{model}}/paper_b/similarity/run{run}/{{task}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        scores=expand(
+            "results/{{model}}/paper_b/similarity/run{run}/{{task}}_scores.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/similarity/run{run}/{{task}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/similarity_model/run{run}/{task}.log",
+        "logs/{model}/paper_b/similarity_model/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.train_tasks + PLAN.generation_train),
-        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=8000,
-        runtime=240,
+        runtime=240 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         tasks=lambda w: PLAN.scorer_params([w.task, *PLAN.similarity_tasks(w.model)[1]]),
@@ -118,7 +153,9 @@ rule similarity_model:
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
         batch_size=config["paper_b"]["batch_size"],
-        seed=lambda w: PLAN.run_seed(w.run),  # run r: seed + r
+        runs=PLAN.paper_b_runs,
+        # run r: seed + r
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/similarity_model.py"
 

@@ -47,6 +47,11 @@ rule task_neurons:
 
 
 rule deactivation:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.scored_split_files(PLAN.part_one_tasks(w.kind)),
@@ -56,20 +61,29 @@ rule deactivation:
             else []
         ),
     output:
-        results="results/{model}/paper_b/{kind}/run{run}/deactivation.parquet",
-        metrics="results/{model}/paper_b/{kind}/run{run}/multitask.json",
-        neurons="results/{model}/paper_b/{kind}/run{run}/multitask_neurons.parquet",
+        results=expand(
+            "results/{{model}}/paper_b/{{kind}}/run{run}/deactivation.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/{{kind}}/run{run}/multitask.json",
+            run=PLAN.paper_b_runs,
+        ),
+        neurons=expand(
+            "results/{{model}}/paper_b/{{kind}}/run{run}/multitask_neurons.parquet",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/{kind}/run{run}/deactivation.log",
+        "logs/{model}/paper_b/{kind}/deactivation.log",
     wildcard_constraints:
         kind="classification|generation",
-        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=8000,
-        runtime=lambda w: 480 if w.kind == "generation" else 240,
+        runtime=lambda w: (480 if w.kind == "generation" else 240)
+        * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         scorers=lambda w: PLAN.scorer_params(PLAN.part_one_tasks(w.kind)),
@@ -82,9 +96,10 @@ rule deactivation:
         random_draws=config["paper_b"]["random_draws"],
         by=config["paper_b"]["deactivation"],
         identify_on=config["paper_b"]["identify_on"]["deactivation"],
+        runs=PLAN.paper_b_runs,
         # run r: seed + r, its random draws from seed + r x random_draws
-        seed=lambda w: PLAN.run_seed(w.run),
-        draw_seed=lambda w: PLAN.draw_seed(w.run),
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        draw_seeds=[PLAN.draw_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/deactivation.py"
 
@@ -113,30 +128,44 @@ rule zero_shot:
 
 
 rule neuron_training:
+    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
+    start in place of one per run; each run's files are what its own job wrote, run r
+    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
+    a whole (the earlier runs recomputed identically), where one job per run ran only
+    the new runs."""
     input:
         model=model_files,
         splits=lambda w: PLAN.scored_split_files(
             PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
         ),
+        # every run's multi-task model's neurons (run r's for run r), or the base model's
         neurons=lambda w: (
-            f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/run{w.run}/multitask_neurons.parquet"
+            [
+                f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/run{run}/multitask_neurons.parquet"
+                for run in PLAN.paper_b_runs
+            ]
             if config["paper_b"]["identify_on"]["training"] == "multitask"
-            else PLAN.task_neuron_file(w.model, w.task)
+            else [PLAN.task_neuron_file(w.model, w.task)]
         ),
     output:
-        results="results/{model}/paper_b/neuron_training/run{run}/{task}.parquet",
-        metrics="results/{model}/paper_b/neuron_training/run{run}/{task}.json",
+        results=expand(
+            "results/{{model}}/paper_b/neuron_training/run{run}/{{task}}.parquet",
+            run=PLAN.paper_b_runs,
+        ),
+        metrics=expand(
+            "results/{{model}}/paper_b/neuron_training/run{run}/{{task}}.json",
+            run=PLAN.paper_b_runs,
+        ),
     log:
-        "logs/{model}/paper_b/neuron_training/run{run}/{task}.log",
+        "logs/{model}/paper_b/neuron_training/{task}.log",
     wildcard_constraints:
         task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
-        run=r"\d+",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=240,
+        runtime=240 * len(PLAN.paper_b_runs),
     params:
         model=lambda w: PLAN.models[w.model],
         scorers=lambda w: PLAN.scorer_params(
@@ -150,9 +179,10 @@ rule neuron_training:
         random_draws=config["paper_b"]["random_draws"],
         identify_on=config["paper_b"]["identify_on"]["training"],
         parameters=config["paper_b"]["parameters"],
+        runs=PLAN.paper_b_runs,
         # run r: seed + r, its random draws from seed + r x random_draws
-        seed=lambda w: PLAN.run_seed(w.run),
-        draw_seed=lambda w: PLAN.draw_seed(w.run),
+        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        draw_seeds=[PLAN.draw_seed(run) for run in PLAN.paper_b_runs],
     script:
         "../../scripts/paper_b/neuron_training.py"
 

@@ -1,29 +1,49 @@
 """Activations at the prompt tokens (paper A, §3.1): the baseline (Eq. 3) over the
-training split and float16 Parquet dumps of dev and test, per model x task x trial,
-from one model load."""
+training split and float16 Parquet dumps of dev and test, per model x task, every
+trial's from one model load."""
 
 
 rule dump_activations:
+    """One job per task computes every trial's files (issue 37: one process start in
+    place of one per trial; each trial's files are what its own job wrote). Changing
+    prompt_tuning.trials reruns the job as a whole (the earlier trials recomputed
+    identically), where one job per trial ran only the new trials."""
     input:
         model=model_files,
-        prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
+        ),
         train="data/splits/{task}/train.parquet",
         dev="data/splits/{task}/dev.parquet",
         test="data/splits/{task}/test.parquet",
     output:
-        baseline="results/{model}/activations/{task}/trial{trial}/baseline.safetensors",
-        dev="results/{model}/activations/{task}/trial{trial}/dev.parquet",
-        test="results/{model}/activations/{task}/trial{trial}/test.parquet",
-        dev_input="results/{model}/activations/{task}/trial{trial}/dev_input.parquet",
+        baseline=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
+        ),
+        dev=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
+            trial=PLAN.trials,
+        ),
+        test=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/test.parquet",
+            trial=PLAN.trials,
+        ),
+        dev_input=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev_input.parquet",
+            trial=PLAN.trials,
+        ),
     log:
-        "logs/{model}/activations/{task}/trial{trial}.log",
+        "logs/{model}/activations/{task}.log",
     conda:
         "../../../envs/skillneurons.yaml"
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=60,
+        runtime=lambda w: 60 * len(PLAN.trials),
     params:
+        trials=PLAN.trials,
         model=lambda w: PLAN.models[w.model],
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["activations"]["batch_size"],

@@ -1,12 +1,12 @@
 """Rule deactivation: fine-tune one model on the mixture of the tasks of one kind
 (classification or generation), find each task's neurons on it, and score every task
-with each task's (and random) neurons deactivated (paper B, §4.1: B-T1, B-F5a/b), one
-training run (paper_b.runs) of it."""
+with each task's (and random) neurons deactivated (paper B, §4.1: B-T1, B-F5a/b), every
+training run (paper_b.runs) of it in turn, each from a freshly loaded model."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel
 from skillneurons.infra.runlog import job_log
-from skillneurons.models.loading import load_on_device
+from skillneurons.models.loading import fresh_models
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b import relevance
 from skillneurons.paper_b.deactivation import deactivation_results, train_multitask
@@ -21,31 +21,34 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         "attribution_samples": params.attribution_samples,
         "batch_size": params.batch_size,
     }
-    loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
-    scorers = task_scorers(loaded, inputs.splits, params.scorers)
-    training = TrainingSettings.from_config(params.training, params.seed)
-    metrics = train_multitask(loaded, scorers, training, params.training["freeze_embeddings"])
-    log.info("mean dev %s %.4f after %d steps", metrics["metric"], metrics["mean_dev_score"],
-             metrics["steps"])  # fmt: skip
-    tables = relevance.relevance_tables(
-        {task: scorer.head for task, scorer in scorers.items()},
-        {task: scorer.train for task, scorer in scorers.items()},
-        **attribution, seed=params.seed,
-    )  # fmt: skip
-    run = int(snakemake.wildcards.run)
-    identity = {"model": snakemake.wildcards.model, "identified_on": "multitask model"}
-    identity |= {"run": run, "seed": params.seed}
-    relevance.write_multitask_neurons(output.neurons, tables, {**identity, **attribution})
-    if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
-        tables = relevance.read_task_neuron_tables(list(scorers), inputs.base_neurons)
-    per_layer = params.scope == "per_layer"  # paper_b.scope
-    neurons, width = relevance.neurons_of_tasks(
-        tables, fraction=params.fraction, per_layer=per_layer
-    )
-    results = deactivation_results(
-        scorers, neurons, width=width, random_draws=params.random_draws,
-        seed=params.draw_seed, by=params.by,
-    )  # fmt: skip
-    metadata = {**identity, "identify_on": params.identify_on}
-    write_frame_parquet(output.results, with_run(results, run), metadata)
-    write_json(output.metrics, {**identity, **metrics})
+    gpus = snakemake.resources.get("gpu", 0)
+    for index, run, loaded in fresh_models(params.model, snakemake.threads, gpus, params.runs):
+        seed = params.seeds[index]
+        scorers = task_scorers(loaded, inputs.splits, params.scorers)
+        training = TrainingSettings.from_config(params.training, seed)
+        metrics = train_multitask(loaded, scorers, training, params.training["freeze_embeddings"])
+        log.info("mean dev %s %.4f after %d steps", metrics["metric"], metrics["mean_dev_score"],
+                 metrics["steps"])  # fmt: skip
+        tables = relevance.relevance_tables(
+            {task: scorer.head for task, scorer in scorers.items()},
+            {task: scorer.train for task, scorer in scorers.items()},
+            **attribution, seed=seed,
+        )  # fmt: skip
+        identity = {"model": snakemake.wildcards.model, "identified_on": "multitask model"}
+        identity |= {"run": run, "seed": seed}
+        relevance.write_multitask_neurons(
+            output.neurons[index], tables, {**identity, **attribution}
+        )
+        if inputs.get("base_neurons"):  # paper_b.identify_on.deactivation: base
+            tables = relevance.read_task_neuron_tables(list(scorers), inputs.base_neurons)
+        per_layer = params.scope == "per_layer"  # paper_b.scope
+        neurons, width = relevance.neurons_of_tasks(
+            tables, fraction=params.fraction, per_layer=per_layer
+        )
+        results = deactivation_results(
+            scorers, neurons, width=width, random_draws=params.random_draws,
+            seed=params.draw_seeds[index], by=params.by,
+        )  # fmt: skip
+        metadata = {**identity, "identify_on": params.identify_on}
+        write_frame_parquet(output.results[index], with_run(results, run), metadata)
+        write_json(output.metrics[index], {**identity, **metrics})

@@ -3,7 +3,9 @@
 Scripts wrap their body in :func:`job_log`; a failure is logged with the rule, the
 wildcards (model, task, trial...) and the cause before it propagates, so a failing
 job's log says what failed and why. In a job launched as several processes every
-process logs to the job's log, each line marked with its rank.
+process logs to the job's log, each line marked with its rank; in a job that computes
+several runs or trials (:func:`skillneurons.infra.separate.separate_runs`), each run's lines are
+marked with the run (:func:`marked`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,28 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 LOG = logging.getLogger("skillneurons")
+#: What the job's lines are marked with now (:func:`marked`), e.g. "run 1".
+_MARK: ContextVar[str] = ContextVar("mark", default="")
+
+
+def _add_mark(record: logging.LogRecord) -> bool:
+    """A log filter: the record's ``mark``, " [run 1]" inside :func:`marked`, else ""."""
+    record.mark = f" [{_MARK.get()}]" if _MARK.get() else ""
+    return True
+
+
+@contextmanager
+def marked(mark: str) -> Iterator[None]:
+    """Mark every line the job's log gets inside the block with ``mark`` (e.g. "run 1")."""
+    token = _MARK.set(mark)
+    try:
+        yield
+    finally:
+        _MARK.reset(token)
 
 
 @contextmanager
@@ -27,7 +48,10 @@ def job_log(path: str, rule: str, wildcards: Mapping[str, str]) -> Iterator[logg
     with open(path, "a", buffering=1) as stream:
         handler = logging.StreamHandler(stream)
         rank = f" [rank {os.environ['RANK']}]" if "WORLD_SIZE" in os.environ else ""
-        handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s{rank} %(message)s"))
+        handler.addFilter(_add_mark)
+        handler.setFormatter(
+            logging.Formatter(f"%(asctime)s %(levelname)s{rank}%(mark)s %(message)s")
+        )
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(logging.INFO)

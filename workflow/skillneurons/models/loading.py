@@ -20,7 +20,7 @@ one a checkpoint is decides how label words are scored
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from skillneurons.infra.device import configure_torch
+from skillneurons.infra.separate import Run, separate_runs
 from skillneurons.models.specs import ModelSourceError
 
 if TYPE_CHECKING:  # importing transformers' model classes takes seconds: load_model does it
@@ -228,3 +229,18 @@ def load_on_device(model: Mapping[str, object], threads: int, gpus: int = 0) -> 
     loaded = load_model(**model)
     loaded.model.to(device)
     return loaded
+
+
+def fresh_models(
+    model: Mapping[str, object], threads: int, gpus: int, runs: Sequence[Run]
+) -> Iterator[tuple[int, Run, LoadedModel]]:
+    """``(index, run, loaded)`` for each training run of ``runs`` in one job: every run
+    gets the model loaded afresh (:func:`load_on_device`), so none starts from weights,
+    adapters or hooks another run left, and begins from the same random state
+    (:func:`skillneurons.infra.separate.separate_runs`): it computes what a job of its
+    own computed. A finished run's weights are dropped (moved to the meta device) before
+    the next load, so two copies never share the memory."""
+    for index, run in separate_runs(runs, "run"):
+        loaded = load_on_device(model, threads, gpus)
+        yield index, run, loaded
+        loaded.model.to("meta")
