@@ -104,6 +104,7 @@ rule neuronal_importance:
         task_types=PLAN.task_types,
         title="A-F6: neuronal importance of source tasks to evaluation tasks (z-score)",
         summary_title="A-F6 summary: perturbation findings per evaluation task",
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_a/neuronal_importance.py"
 

@@ -163,6 +163,7 @@ use rule neuronal_importance as tuning_method_importance with:
         "(z-score)",
         summary_title=lambda w: f"A-F8 ({w.method}) summary: perturbation findings per "
         "evaluation task",
+        intervals=PLAN.intervals,
 
 
 rule tuning_methods_importance:
@@ -187,6 +188,7 @@ rule tuning_methods_importance:
         methods=PLAN.tuning_methods,
         task_types=PLAN.task_types,
         title="A-F8: neuronal importance averaged over adapter and BitFit models (z-score)",
+        intervals=PLAN.intervals,
     script:
         "../../scripts/paper_a/tuning_methods_importance.py"
 

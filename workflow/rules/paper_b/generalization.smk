@@ -244,6 +244,7 @@ rule similarity_outputs:
     params:
         definition=config["paper_b"]["generalization"]["similarity"],
         groups=lambda w: PLAN.groups(w.model),
+        intervals=PLAN.intervals,
         layers_title="B-F3: similarity of the training and test tasks' neuron "
         "parameters per layer (mean over the models)",
         title="B-T4: correlation of parameter similarity with out-of-domain score",

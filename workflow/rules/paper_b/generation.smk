@@ -104,6 +104,7 @@ rule figure_generation_specificity:
         task_types=PLAN.generation_types,
         panels=["b", "d"],
         measure="ROUGE-L ",
+        intervals=PLAN.intervals,
         title="B-F5, generation tasks: how much a task's neurons matter for each task "
         "(ROUGE-L points)",
     script:

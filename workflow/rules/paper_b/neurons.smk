@@ -282,6 +282,7 @@ rule figure_task_specificity:
         task_types=PLAN.task_types,
         panels=["a", "c"],
         measure="",
+        intervals=PLAN.intervals,
         title="B-F5: how much a task's neurons matter for each task (points)",
     script:
         "../../scripts/paper_b/figure_task_specificity.py"

@@ -4,24 +4,34 @@ appendix A.4), for the classification tasks (panels a and c) or the generation t
 deactivated in the multi-task model, its change over zero-shot when each task's
 neurons are trained, and, as the control (ours), when layer-matched random neurons are
 trained on each task (mean over the random draws); trainings are the mean over their
-runs (paper_b.runs)."""
+runs (paper_b.runs). Each cell carries the findings engine's interval over the training
+runs (> random draws) > the evaluated task's test samples (paper_b.tables.effect_intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.evaluation import KEYS
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import effect_matrix, reference_scores
+from skillneurons.paper_b.tables import effect_intervals, effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
+from skillneurons.reporting.findings import BootstrapSettings
+from skillneurons.reporting.intervals import interval_note
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, output, params = snakemake.input, snakemake.output, snakemake.params
+    settings = BootstrapSettings(**params.intervals)
     deactivation = pd.concat(map(pd.read_parquet, inputs.deactivation), ignore_index=True)
-    deactivation = run_means(deactivation, KEYS)
     training = pd.concat(map(pd.read_parquet, inputs.training), ignore_index=True)
-    training = run_means(training, KEYS)
-    zero_shot = reference_scores(pd.read_parquet(inputs.zero_shot), "zero_shot")
+    zero_shot_rows = pd.read_parquet(inputs.zero_shot)
+    original_rows = deactivation[deactivation["condition"] == "original"]
+    cells = [
+        effect_intervals(deactivation, original_rows, settings, sign=-1.0),
+        effect_intervals(training, zero_shot_rows, settings),
+        effect_intervals(training, zero_shot_rows, settings, condition="random"),
+    ]
+    deactivation, training = run_means(deactivation, KEYS), run_means(training, KEYS)
+    zero_shot = reference_scores(zero_shot_rows, "zero_shot")
     (off, on), measure = params.panels, params.measure
     matrices = {
         f"({off}) {measure}drop when the row's neurons are deactivated": effect_matrix(
@@ -40,5 +50,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     )
     write_frame(output.training_csv, output.training_md, gain, f"B-F5{on}: {on_title}", ".1f")
     write_frame(output.random_csv, output.random_md, random, f"B-F5{on}: {r_title}", ".1f")
-    figure = effect_heatmaps(matrices, params.task_types, params.title)
+    intervals = dict(zip(matrices, cells, strict=True))
+    note = interval_note(pd.concat(cells), settings, marked="interval excludes 0")
+    figure = effect_heatmaps(matrices, params.task_types, params.title, intervals, note)
     save_figure(figure, output.png, output.pdf)

@@ -51,7 +51,7 @@ import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
-from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
     BootstrapSettings,
@@ -204,10 +204,6 @@ A_OVER_B = Claim(
     margin=0.01,
     margin_basis="smallest effect of interest: an area of 0.01, half the central claim's margin",
 )
-
-
-#: The top unit of the part-1 claims: the training runs (config ``paper_b.runs``).
-RUNS = "training runs"
 
 
 def _runs(results: pd.DataFrame) -> list[int]:

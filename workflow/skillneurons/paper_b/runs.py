@@ -15,6 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+#: The findings' and figures' resampling unit of the training runs.
+RUNS = "training runs"
+
 
 def with_run(frame: pd.DataFrame, run: int) -> pd.DataFrame:
     """``frame`` as the results of training run ``run``: a ``run`` column first."""

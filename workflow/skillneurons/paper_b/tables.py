@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.paper_b.forgetting import RetentionSamples, retention
-from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
-from skillneurons.reporting.findings import BootstrapSettings
-from skillneurons.reporting.intervals import interval
+from skillneurons.reporting.findings import BootstrapSettings, Units
+from skillneurons.reporting.intervals import CELL_COLUMNS, interval
 from skillneurons.reporting.stats import accuracy_summary, curve_area
 
 
@@ -115,6 +115,66 @@ def effect_matrix(
                 )
             matrix.loc[source, task] = 100 * sign * (np.mean(scores) - reference[task])
     return matrix.reset_index()
+
+
+def effect_intervals(
+    results: pd.DataFrame,
+    reference: pd.DataFrame,
+    settings: BootstrapSettings,
+    sign: float = 1.0,
+    condition: str = "task",
+) -> pd.DataFrame:
+    """B-F5's cells (:func:`effect_matrix` of the runs' mean) with their intervals.
+
+    ``results`` are every run's rows (column ``run``; none: one run), ``reference`` the
+    rows of the reference condition (``original``: each run's own; ``zero_shot``: the
+    untrained model's, one run shared by every run). Cell (row task ``i``, evaluated
+    task ``j``) is ``100 * sign * (score - reference score)`` of ``j``'s test samples
+    (``sample_scores``: accuracy, or ROUGE-L F1), the mean over the runs (and, for
+    ``condition`` ``random``, over the random draws); its interval is
+    :func:`skillneurons.reporting.intervals.interval`'s over the units of the diagonal
+    claims (:mod:`skillneurons.paper_b.findings`): the training runs > the random draws
+    (``random`` only) > ``j``'s test samples, the same under every run and draw.
+    Columns :data:`skillneurons.reporting.intervals.CELL_COLUMNS` (row: the task whose
+    neurons were changed, column: the evaluated task)."""
+    results, reference = with_runs(results), with_runs(reference)
+    trained = results[results["condition"] == condition]
+    tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
+    runs = sorted(set(results.loc[results["condition"] == "task", "run"]))
+    draws = int(trained["draw"].max()) + 1
+    scores = {(r.run, r.source, r.eval_task, r.draw): np.asarray(r.sample_scores, np.float64)
+              for r in trained.itertuples()}  # fmt: skip
+    own = {(r.run, r.eval_task): np.asarray(r.sample_scores, np.float64)
+           for r in reference.itertuples()}  # fmt: skip
+    shared = len({run for run, _ in own}) == 1
+    cells = []
+    for source in tasks:
+        for task in tasks:
+            samples = len(own[(0 if shared else runs[0], task)])
+            units = Units(
+                runs={RUNS: len(runs)},
+                draws={"random draws": draws} if condition == "random" else {},
+                samples={"test samples": samples},
+            )
+
+            def statistic(i, source=source, task=task) -> float:
+                chosen = i["test samples"]
+                changes = [
+                    np.mean(
+                        [
+                            scores[(run, source, task, int(d))][chosen].mean()
+                            for d in i.get("random draws", [0])
+                        ]
+                    )  # fmt: skip
+                    - own[(0 if shared else run, task)][chosen].mean()
+                    for run in (runs[r] for r in i[RUNS])
+                ]
+                return 100 * sign * float(np.mean(changes))
+
+            stream = f"effect {condition} {sign:g} {source} {task}"
+            cells.append([source, task, *interval(statistic, units, settings, stream),
+                          units.describe()])  # fmt: skip
+    return pd.DataFrame(cells, columns=CELL_COLUMNS)
 
 
 def reference_scores(results: pd.DataFrame, condition: str) -> dict[str, float]:
@@ -346,6 +406,54 @@ def layer_similarity_table(
     columns = ["test_group", "models", "test_task", "definition", "layer", "half",
                "similarity", "chance", "model_count"]  # fmt: skip
     return frame[columns]
+
+
+#: Columns of :func:`layer_similarity_intervals`.
+SIMILARITY_INTERVAL_COLUMNS = ["test_group", "models", "test_task", "definition", "layer",
+                               "estimate", "low", "high", "resampled"]  # fmt: skip
+
+
+def layer_similarity_intervals(
+    similarities: pd.DataFrame,
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+    settings: BootstrapSettings,
+) -> pd.DataFrame:
+    """B-F3's points (:func:`layer_similarity_table`'s ``similarity``) with their
+    intervals: per panel of :func:`similarity_views`, test task, definition and layer,
+    the similarity averaged over the training runs (column ``run``; none: one run) and
+    the panel's models ``M_i`` (column ``trained``; a model without a value there left
+    out), its interval :func:`skillneurons.reporting.intervals.interval`'s over the
+    units of B-F3's profile claim (:mod:`skillneurons.paper_b.generalization_findings`):
+    the training runs > the models. Columns :data:`SIMILARITY_INTERVAL_COLUMNS`."""
+    frame = with_runs(similarities)
+    runs = sorted(frame["run"].unique())
+    rows = []
+    for test_group, models in similarity_views(groups):
+        chosen = frame[frame["test_task"].isin(groups[test_group][1])]
+        if models != "all":
+            chosen = chosen[chosen["trained"].isin(groups[models][0])]
+        trained = list(dict.fromkeys(chosen["trained"]))
+        units = Units(runs={RUNS: len(runs)}, samples={"models M_i": len(trained)})
+        keys = ["test_task", "definition", "layer"]
+        for (task, definition, layer), cells in chosen.groupby(keys, sort=False):
+            values = (
+                cells.pivot_table(
+                    index="run", columns="trained", values="similarity", dropna=False
+                )  # fmt: skip
+                .reindex(index=runs, columns=trained)
+                .to_numpy(np.float64)
+            )
+
+            def statistic(i, values=values) -> float:
+                drawn = values[np.ix_(i[RUNS], i["models M_i"])]
+                finite = drawn[np.isfinite(drawn)]
+                return float(finite.mean()) if finite.size else float("nan")
+
+            stream = f"similarity {test_group} {models} {task} {definition} {layer}"
+            rows.append([test_group, models, task, definition, int(layer),
+                         *interval(statistic, units, settings, stream),
+                         units.describe()])  # fmt: skip
+    return pd.DataFrame(rows, columns=SIMILARITY_INTERVAL_COLUMNS)
 
 
 def similarity_points(

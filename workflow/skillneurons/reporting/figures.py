@@ -44,9 +44,11 @@ from skillneurons.reporting.style import (  # noqa: E402
     KEY_COLORS,
     PALETTE,
     TICK_SIZE,
+    footnote,
     grid,
     label,
     legend_outside,
+    note_lines,
     outer_labels,
     series_colors,
     suptitle,
@@ -231,23 +233,67 @@ def _default_orders(panel: pd.DataFrame) -> list[str]:
     return orders.loc[~random, "order"].tolist() + orders.loc[random, "order"].tolist()
 
 
-def _annotated_heatmap(axis, matrix: np.ndarray, rows, columns, fmt: str, cmap: str, **style):
+#: The largest heatmap side (rows, columns) whose cells read their interval as text.
+INTERVAL_TEXT_CELLS = 8
+
+
+def _cell_text(value: float, low: float, high: float, fmt: str, bounded: bool) -> str:
+    if bounded and np.isfinite(low) and np.isfinite(high):
+        return f"{value:{fmt}}\n[{low:{fmt}}, {high:{fmt}}]"
+    return format(value, fmt)
+
+
+def _annotated_heatmap(axis, matrix: np.ndarray, rows, columns, fmt: str, cmap: str,
+                       bounds: tuple[np.ndarray, np.ndarray] | None = None, **style):  # fmt: skip
     """``matrix`` as an image with every finite cell annotated; NaN cells light grey
-    (a masked diagonal: annotated with ``diagonal`` where given in ``style``)."""
+    (a masked diagonal: annotated with ``diagonal`` where given in ``style``).
+
+    ``bounds``: each cell's interval (low, high matrices; NaN: none). A cell whose
+    interval excludes 0 gets a dot in its upper right corner, and on a matrix of at most
+    :data:`INTERVAL_TEXT_CELLS` rows and columns every cell reads ``value\n[low, high]``.
+    """
     diagonal = style.pop("diagonal", None)
     colormap = matplotlib.colormaps[cmap].with_extremes(bad="#eeeeee")
     image = axis.imshow(matrix, cmap=colormap, **style)
     axis.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=TICK_SIZE)
     axis.set_yticks(range(len(rows)), rows, fontsize=TICK_SIZE)
+    low, high = bounds if bounds is not None else (np.full_like(matrix, np.nan),) * 2
+    as_text = bounds is not None and max(matrix.shape) <= INTERVAL_TEXT_CELLS
     for (i, j), value in np.ndenumerate(matrix):
         if np.isfinite(value):
             red, green, blue, _ = image.cmap(image.norm(value))
             dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
             color = "white" if dark else "black"
-            axis.text(j, i, format(value, fmt), ha="center", va="center", fontsize=6, color=color)
+            text = _cell_text(value, low[i, j], high[i, j], fmt, as_text)
+            axis.text(j, i, text, ha="center", va="center", fontsize=6 if not as_text else 5.5,
+                      color=color, linespacing=1.1)  # fmt: skip
+            if low[i, j] > 0 or high[i, j] < 0:
+                axis.plot(j + 0.36, i - 0.36, marker="o", markersize=2.2, color=color,
+                          linestyle="none")  # fmt: skip
         elif i == j and diagonal is not None:
             axis.text(j, i, diagonal, ha="center", va="center", fontsize=6, color=GREY)
     return image
+
+
+def cell_bounds(
+    cells: pd.DataFrame | None, rows: Sequence[str], columns: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (low, high) matrices of a heatmap's cell intervals (``cells``:
+    :data:`skillneurons.reporting.intervals.CELL_COLUMNS`; NaN where a cell has none),
+    rows and columns in the figure's order; None without ``cells``."""
+    if cells is None:
+        return None
+    return tuple(
+        cells.pivot(index="row", columns="column", values=edge)
+        .reindex(index=list(rows), columns=list(columns))
+        .to_numpy(dtype=np.float64)
+        for edge in ("low", "high")
+    )
+
+
+def _cell_side(intervals: bool) -> float:
+    """A heatmap cell's side (inches); with ``intervals``, room for their line of text."""
+    return 0.85 if intervals else 0.5
 
 
 def _type_boundaries(axis, tasks: Sequence[str], task_types: Mapping[str, str]) -> None:
@@ -265,32 +311,43 @@ def group_by_type(tasks: Sequence[str], task_types: Mapping[str, str]) -> list[s
     return sorted(tasks, key=lambda task: kinds.index(task_types[task]))
 
 
-def _square(tasks: int) -> float:
-    """The side (inches) of a heatmap of ``tasks`` rows."""
-    return 0.5 * max(tasks, 4) + 1.3
+def _square(tasks: int, cell: float = 0.5) -> float:
+    """The side (inches) of a heatmap of ``tasks`` rows of ``cell`` inches."""
+    return cell * max(tasks, 4) + 1.3
 
 
 def importance_heatmap(
-    importance: pd.DataFrame, task_types: Mapping[str, str], title: str = ""
+    importance: pd.DataFrame,
+    task_types: Mapping[str, str],
+    title: str = "",
+    intervals: pd.DataFrame | None = None,
+    note: str = "",
 ) -> plt.Figure:
-    """Figure 6: z-scored neuronal importance, rows = evaluation task, columns = source
-    task, tasks grouped by type, each cell annotated; a diverging scale centred at 0.
+    """Figure 6 (also 8): z-scored neuronal importance, rows = evaluation task, columns
+    = source task, tasks grouped by type, each cell annotated; a diverging scale
+    centred at 0.
 
-    ``importance`` has columns eval_task, source_task, importance.
+    ``importance`` has columns eval_task, source_task, importance; ``intervals`` the
+    cells' intervals (:func:`skillneurons.reporting.intervals.importance_intervals`:
+    row the evaluation task, column the source), drawn as :func:`_annotated_heatmap`
+    draws ``bounds``; ``note`` goes under the figure (the intervals' units:
+    :func:`skillneurons.reporting.intervals.interval_note`).
     """
     tasks = group_by_type(list(dict.fromkeys(importance["eval_task"])), task_types)
     sources = [task for task in tasks if task in set(importance["source_task"])]
     matrix = importance.pivot(index="eval_task", columns="source_task", values="importance")
     matrix = matrix.reindex(index=tasks, columns=sources).to_numpy(dtype=np.float64)
-    size = _square(len(tasks))
+    size = _square(len(tasks), _cell_side(intervals is not None))
     figure, axis = plt.subplots(figsize=(size + 1, size), layout="constrained")
     limit = np.nanmax(np.abs(matrix)) if np.isfinite(matrix).any() else 1.0
-    image = _annotated_heatmap(
-        axis, matrix, tasks, sources, ".2f", "RdBu_r", vmin=-limit, vmax=limit
-    )
+    image = _annotated_heatmap(axis, matrix, tasks, sources, ".2f", "RdBu_r",
+                               cell_bounds(intervals, tasks, sources), vmin=-limit,
+                               vmax=limit)  # fmt: skip
     _type_boundaries(axis, tasks, task_types)
     label(axis, "source task (perturbation order)", "evaluation task", title)
+    axis.title.set_wrap(True)
     figure.colorbar(image, ax=axis, shrink=0.8, label="importance (z-score)")
+    footnote(figure, note)
     return figure
 
 
@@ -397,26 +454,37 @@ def transfer_scatter(points: pd.DataFrame, correlations: pd.DataFrame, title: st
 
 
 def effect_heatmaps(
-    matrices: Mapping[str, pd.DataFrame], task_types: Mapping[str, str], title: str = ""
+    matrices: Mapping[str, pd.DataFrame],
+    task_types: Mapping[str, str],
+    title: str = "",
+    intervals: Mapping[str, pd.DataFrame] | None = None,
+    note: str = "",
 ) -> plt.Figure:
     """Paper B's Figure 5: one annotated heatmap per panel, rows the task whose neurons
     were changed, columns the evaluated task, tasks grouped by type.
 
     ``matrices`` maps a panel title to a frame with ``neurons_of`` and one column per
-    task (:func:`skillneurons.paper_b.tables.effect_matrix`)."""
-    figure, axes = grid(len(matrices), width=4.6, height=4.0, columns=2)
+    task (:func:`skillneurons.paper_b.tables.effect_matrix`); ``intervals`` a panel
+    title to its cells' intervals (:func:`skillneurons.paper_b.tables.effect_intervals`:
+    row the task whose neurons were changed, column the evaluated task), drawn as
+    :func:`_annotated_heatmap` draws ``bounds``; ``note`` goes under the figure."""
+    tasks = max((len(matrix) for matrix in matrices.values()), default=4)
+    width = _cell_side(intervals is not None) * max(tasks, 4) + 2.1
+    figure, axes = grid(len(matrices), width=width, height=width - 0.6, columns=2)
     for axis, (name, matrix) in zip(axes, matrices.items(), strict=False):
         tasks = group_by_type(list(matrix["neurons_of"]), task_types)
         values = matrix.set_index("neurons_of").loc[tasks, tasks].to_numpy(dtype=np.float64)
         limit = np.nanmax(np.abs(values)) if np.isfinite(values).any() else 1.0
+        bounds = cell_bounds((intervals or {}).get(name), tasks, tasks)
         image = _annotated_heatmap(
-            axis, values, tasks, tasks, ".1f", "RdBu_r", vmin=-limit, vmax=limit
+            axis, values, tasks, tasks, ".1f", "RdBu_r", bounds, vmin=-limit, vmax=limit
         )
         _type_boundaries(axis, tasks, task_types)
         label(axis, "evaluated task", "neurons of", name)
         axis.title.set_wrap(True)
         figure.colorbar(image, ax=axis, shrink=0.75, label="points")
     suptitle(figure, title)
+    footnote(figure, note)
     return figure
 
 
@@ -472,7 +540,13 @@ SIMILARITY_AXES = {
 }
 
 
-def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], title: str):
+def similarity_layers_figure(
+    layers: pd.DataFrame,
+    definitions: Sequence[str],
+    title: str,
+    intervals: pd.DataFrame | None = None,
+    note: str = "",
+):
     """B-F3: per layer, the similarity of the training task's and each test task's
     neuron parameters, one row of panels per definition and one column per panel of
     :func:`skillneurons.paper_b.tables.similarity_views` (a test group against all the
@@ -480,7 +554,9 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
     rows); dashed, the chance level of each (random sets of the same sizes). A dotted
     line parts the shallow half of the layers from the deep half, which the profile
     claim compares; ``centroid`` is paper B's cosine (§5.2), ``norm_weighted_overlap``
-    the set overlap drawn beside it. One colour per test task across the panels."""
+    the set overlap drawn beside it. One colour per test task across the panels. Bands:
+    ``intervals`` (:func:`skillneurons.paper_b.tables.layer_similarity_intervals`) where
+    a line has them; ``note`` (what the bands are) heads the legend below the panels."""
     views = list(dict.fromkeys(zip(layers["test_group"], layers["models"], strict=True)))
     shallow = layers.loc[layers["half"] == "shallow", "layer"]
     deep = layers.loc[layers["half"] == "deep", "layer"]
@@ -497,6 +573,14 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
         for task, rows in chosen.groupby("test_task", sort=False):
             axis.plot(rows["layer"], rows["similarity"], marker="o", markersize=3,
                       color=colors[task], label=task)  # fmt: skip
+            if intervals is not None:
+                band = intervals[
+                    (intervals["definition"] == definition)
+                    & (intervals["test_group"] == test_group)
+                    & (intervals["models"] == models)
+                    & (intervals["test_task"] == task)
+                ]
+                _band(axis, band.sort_values("layer"), "layer", colors[task])
             axis.plot(rows["layer"], rows["chance"], linestyle="--", color=colors[task],
                       linewidth=0.8, label=f"{task}: random sets")  # fmt: skip
         if len(shallow) and len(deep):
@@ -504,7 +588,7 @@ def similarity_layers_figure(layers: pd.DataFrame, definitions: Sequence[str], t
         trained = "all models" if models == "all" else f"{models}-trained models"
         label(axis, "layer (0 = bottom)", SIMILARITY_AXES.get(definition, "cosine similarity"),
               f"{definition}: {test_group} tests,\n{trained}")  # fmt: skip
-    legend_outside(figure, axes, columns=4)
+    legend_outside(figure, axes, columns=4, title=note_lines(figure, note) or None)
     suptitle(figure, title)
     return figure
 

@@ -6,12 +6,20 @@ bar, over the units the findings' claims resample, at their level ``1 - alpha``.
   AB-F1), trials > random orders > test samples (the curve claims' units, paper A
   §4.2);
 - :func:`histogram_intervals`: the bars of the predictivity histograms (A-F3, A-F9,
-  A-F10), over the prompt-tuning trials.
+  A-F10), over the prompt-tuning trials;
+- :func:`importance_intervals`: the cells of the neuronal-importance heatmaps (A-F6,
+  A-F8), trials > random orders > test samples (the importance claim's units, paper A
+  §4.3).
 
 Paper B's bands resample what its claims do, through the claims' own statistic:
-:func:`skillneurons.paper_b.tables.share_intervals` (B-F2, B-F6) and
-:func:`skillneurons.paper_b.tables.forgetting_intervals` (B-F4), both with this
+:func:`skillneurons.paper_b.tables.share_intervals` (B-F2, B-F6),
+:func:`skillneurons.paper_b.tables.forgetting_intervals` (B-F4),
+:func:`skillneurons.paper_b.tables.effect_intervals` (B-F5's cells) and
+:func:`skillneurons.paper_b.tables.layer_similarity_intervals` (B-F3), all with this
 module's :func:`interval`.
+
+A heatmap's cells come as :data:`CELL_COLUMNS`, with the units each cell's interval
+resampled; :func:`interval_note` says them under the figure.
 
 An interval is NaN where no unit has two levels or nothing varied: a figure then draws
 no band, and its caption says which unit has one level.
@@ -19,13 +27,14 @@ no band, and its caption says which unit has one level.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from skillneurons.reporting.curves import task_curves
+from skillneurons.reporting.curves import TaskCurves, task_curves
 from skillneurons.reporting.findings import BootstrapSettings, Statistic, Units, bootstrap
+from skillneurons.reporting.stats import zscore
 
 
 def interval(
@@ -106,3 +115,99 @@ def histogram_intervals(
     ]
     mean, low, high = (np.array(column) for column in zip(*points, strict=True))
     return mean, low, high
+
+
+#: Columns of a heatmap's cell intervals: the cell (``row``, ``column``: the figure's
+#: row and column keys), its value, interval and the units resampled
+#: (:meth:`skillneurons.reporting.findings.Units.describe`).
+CELL_COLUMNS = ["row", "column", "estimate", "low", "high", "resampled"]
+#: Paper A's random curve of the neuronal importance (§4.3): the uniform random order.
+UNIFORM = ("random", "random")
+
+
+def importance_units(curves: TaskCurves) -> Units:
+    """The units of one evaluation task's importance cells: trials > the uniform random
+    orders (those the importance is measured against) > its test samples."""
+    return Units(
+        runs={"trials": curves.trials},
+        draws={"random orders": curves.correct[UNIFORM].shape[1]},
+        samples={"test samples": curves.samples},
+    )
+
+
+def importance_intervals(
+    curve_sets: Sequence[pd.DataFrame], settings: BootstrapSettings
+) -> pd.DataFrame:
+    """The cells of the neuronal-importance heatmap (paper A, §4.3, Figure 6; Figure 8
+    over several tuning methods) with their intervals.
+
+    ``curve_sets`` are perturbation-file rows of the same evaluation tasks, one set
+    per tuning method (A-F6: one, the prompt-tuned model's). Cell (evaluation task,
+    source task) is the z-score, across the source tasks, of the area between the
+    uniform random curve and the source order's curve (trapezoid over the rates),
+    averaged over the sets: :func:`skillneurons.paper_a.importance.neuronal_importance`'s
+    ``importance`` (one set) or :func:`skillneurons.paper_a.tuning_methods.
+    average_importance`'s (several). Its interval is :func:`interval`'s, the areas and
+    z-scores recomputed in every draw, over the units of the importance claim
+    (:func:`importance_units`; crossed over the sets: the same trial index, random order
+    and test samples in each). Columns :data:`CELL_COLUMNS` (row: evaluation task,
+    column: source task)."""
+    per_set = [
+        {task: task_curves(rows) for task, rows in frame.groupby("eval_task", sort=False)}
+        for frame in curve_sets
+    ]
+    cells = []
+    for eval_task in per_set[0]:
+        curves = [tasks[eval_task] for tasks in per_set]
+        sources = [order for kind, order in curves[0].correct if kind == "task"]
+        if UNIFORM not in curves[0].correct:
+            raise ValueError(f"eval task {eval_task!r}: no uniform random-order curve")
+        units = importance_units(curves[0])
+        for other in curves[1:]:
+            if (
+                importance_units(other) != units
+                or other.correct.keys() != curves[0].correct.keys()
+            ):
+                raise ValueError(
+                    f"eval task {eval_task!r}: the tuning methods' perturbation files differ "
+                    "in trials, random orders, test samples or orders; their importance "
+                    "cannot be resampled together"
+                )
+
+        def zscores(indices: Mapping[str, np.ndarray], curves=curves, task=eval_task,
+                    sources=sources) -> np.ndarray:  # fmt: skip
+            named = {**indices, f"{task}: test samples": indices["test samples"]}
+            return np.mean(
+                [
+                    zscore(
+                        [
+                            c.area(UNIFORM, named, task) - c.area(("task", source), named, task)
+                            for source in sources
+                        ]
+                    )  # fmt: skip
+                    for c in curves
+                ],
+                axis=0,
+            )
+
+        for position, source in enumerate(sources):
+            stream = f"importance {eval_task} {source}"
+            estimate, low, high = interval(
+                lambda i, p=position, z=zscores: float(z(i)[p]), units, settings, stream
+            )
+            cells.append([eval_task, source, estimate, low, high, units.describe()])
+    return pd.DataFrame(cells, columns=CELL_COLUMNS)
+
+
+def interval_note(
+    cells: pd.DataFrame, settings: BootstrapSettings, shown: str = "[low, high]", marked: str = ""
+) -> str:
+    """The line under a figure that says what its intervals are: how they are ``shown``
+    ("[low, high]", "bands"), their level, the bootstrap's resamples, the units
+    resampled with their counts (``cells``' ``resampled``, each distinct description
+    once; a unit of one level is marked "not resampled") and, where given, what a dot
+    marks (``marked``, e.g. "interval excludes 0")."""
+    units = "; ".join(dict.fromkeys(cells["resampled"]))
+    level = f"{100 * (1 - settings.alpha):g}%"
+    note = f"{shown}: {level} bootstrap interval ({settings.resamples} resamples) over {units}."
+    return f"{note} \u2022: {marked}." if marked else note

@@ -11,6 +11,7 @@ without a fixed colour take the palette in order (:func:`series_colors`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib
@@ -162,6 +163,19 @@ def suptitle(figure: plt.Figure, text: str) -> None:
     title over narrow panels takes lines, not a canvas wider than the panels)."""
     if text:
         figure.suptitle(text, fontsize=SUPTITLE_SIZE, wrap=True)
+
+
+def note_lines(figure: plt.Figure, text: str) -> str:
+    """``text`` broken into lines of the figure's width at the tick size."""
+    return textwrap.fill(text, max(40, int(figure.get_figwidth() * 72 / (0.5 * TICK_SIZE))))
+
+
+def footnote(figure: plt.Figure, text: str) -> None:
+    """``text`` under the figure's panels at the tick size (what its intervals are and
+    which units they resample), in lines of the figure's width (a figure with a legend
+    below its panels gives the note to the legend's title instead: one block)."""
+    if text:
+        figure.supxlabel(note_lines(figure, text), fontsize=TICK_SIZE, ha="center")
 
 
 def label(axis, xlabel: str = "", ylabel: str = "", panel_title: str = "") -> None:

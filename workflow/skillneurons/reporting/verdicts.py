@@ -35,6 +35,19 @@ SECTIONS = ("Paper A: skill neurons", "Paper B: task-specific neurons", "Paper A
 ID_PATTERN = re.compile(r"\b(AB|A|B)-([A-Z]+\d+(?:\.\d+)?|ablation)(\s*\(generation\))?")
 #: Verdict text colours on their background (black on the light ones).
 _TEXT = {"holds": "#ffffff", "fails": "#ffffff"}
+#: Snakemake's report (9.x) shows the description on its landing page in a flex box that
+#: centres its content both ways (``items-center justify-center overflow-auto``), in a
+#: ``prose max-w-lg`` column (32rem): a description taller or wider than the window is
+#: centred and its top and left cut off where no scrolling reaches, so a reader saw the
+#: middle of the page (the configuration), never the verdicts at its top (headless
+#: Chromium's screenshot, tests/test_report_browser.py). These rules, scoped by ``:has``
+#: to the page that holds the summary, put it at the top left and give the summary's
+#: tables their width.
+LANDING_STYLE = (
+    "<style>div.h-screen.overflow-auto:has(.verdict-summary)"
+    "{align-items:flex-start;justify-content:flex-start}"
+    ".prose:has(.verdict-summary){max-width:none}</style>"
+)
 
 
 def paper_ids(text: str) -> list[tuple[str, bool]]:
@@ -124,13 +137,15 @@ def summary_html(
     tables: Mapping[str, pd.DataFrame],
     index: Mapping[tuple[str, bool], str],
 ) -> str:
-    """The verdict summary of ``model``: a heading, the verdict counts, then one table
-    per entry of ``tables`` (:func:`split_findings`) with a row per claim; ``index``
+    """The verdict summary of ``model``: the landing page's style
+    (:data:`LANDING_STYLE`), a heading, the verdict counts, then one table per entry of
+    ``tables`` (:func:`split_findings`) with a row per claim; ``index``
     (:func:`link_index`) links each row to its result."""
     every = pd.concat([t["verdict"] for t in tables.values()], ignore_index=True)
     tally = every.value_counts()
     shown = [f"{verdict_badge(v)} {int(tally[v])}" for v in VERDICT_COLORS if v in tally]
     parts = [
+        LANDING_STYLE,
         '<div class="verdict-summary" style="width:60rem;max-width:90vw">',
         f"<h2>Verdicts: {html.escape(model)}</h2>",
         f"<p>{len(every)} claims: {', '.join(shown)}</p>",
