@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.findings import RUNS
 from skillneurons.paper_b.forgetting import RetentionSamples
+from skillneurons.paper_b.runs import RUNS
 from skillneurons.paper_b.tables import CONTINUAL_NAMES
 from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, decide, unavailable
 

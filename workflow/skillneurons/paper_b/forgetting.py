@@ -21,8 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from skillneurons.paper_b.findings import RUNS
-from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.reporting.findings import Units
 
 

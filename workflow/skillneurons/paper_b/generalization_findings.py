@@ -79,9 +79,8 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.relevance_table import layer_width
-from skillneurons.paper_b.findings import RUNS
 from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
-from skillneurons.paper_b.runs import with_runs
+from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
 from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
