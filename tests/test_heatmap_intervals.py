@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 from scipy import stats
-from test_figures import caption
+from test_figures import caption, one_run
 
 from conftest import ROOT
 from skillneurons.config import validate_config
@@ -253,7 +253,8 @@ def test_similarity_bands_are_the_t_interval_over_the_models():
 
 
 def test_captions_name_the_heatmaps_units_and_those_of_one_level():
-    config = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()))
+    default = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()))
+    config = one_run(default)  # the default has 3 trials and runs
     one = caption("A-F6", config)
     assert "the prompt-tuning trials (prompt_tuning.trials) (1)" in one
     assert "uniform random orders the areas are measured against (1," in one

@@ -43,11 +43,11 @@ def test_dry_run_builds_the_dag(sandbox, configfile):
 
 
 #: Rules whose job computes every run (paper_b.runs) or trial of a condition (issue 37),
-#: with their jobs on the default config: one per task, random-words draw, multi-task
-#: kind, paper-B condition.
+#: with their jobs on the default config: one per task, random-words draw (3) and
+#: seed-only control (3), multi-task kind, paper-B condition.
 MERGED = {
     "dump_activations": 5,
-    "dump_activations_random_words": 4,
+    "dump_activations_random_words": 6,
     "control_top_neuron": 5,
     "deactivation": 1,
     "neuron_training": 5,
@@ -65,28 +65,38 @@ def job_counts(workdir: Path, *args: str) -> dict[str, int]:
     return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", output, re.M)}
 
 
-def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
-    three = {"trials": 3}
-    (sandbox / "three.yaml").write_text(
+def runs_overlay(workdir: Path, name: str, runs: int) -> str:
+    """A config file in ``workdir`` giving every trained condition ``runs`` trials or
+    training runs, one prompt-tuning trial per job (trials_per_pass 1)."""
+    trials = {"trials": runs}
+    (workdir / name).write_text(
         yaml.safe_dump(
             {
-                "prompt_tuning": three,
-                "random_label_words": three,
-                "controls": three,
-                "paper_b": {"runs": 3},
+                "prompt_tuning": {**trials, "trials_per_pass": 1},
+                "random_label_words": trials,
+                "controls": trials,
+                "paper_b": {"runs": runs},
             }
         )
     )
-    one = job_counts(sandbox)
-    counts = job_counts(sandbox, "--configfile", "config.yaml", "three.yaml")
+    return name
+
+
+def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
+    one = job_counts(sandbox, "--configfile", "config.yaml", runs_overlay(sandbox, "1.yaml", 1))
+    counts = job_counts(sandbox, "--configfile", "config.yaml", runs_overlay(sandbox, "3.yaml", 3))
     assert {rule: counts[rule] for rule in MERGED} == MERGED
     assert {rule: one[rule] for rule in MERGED} == MERGED
-    # only the prompt-tuning trials' jobs (passes of one trial by default) grow
+    # only the prompt-tuning trials' jobs (passes of one trial here) grow: 5 tasks and
+    # 6 random-words prompts (3 draws, 3 seed-only controls), 2 more trials each
     grown = {rule: counts[rule] - one[rule] for rule in counts if counts[rule] != one[rule]}
     trial_jobs = {"prompt_tuning": 10, "prompt_tuning_trial": 10}
-    trial_jobs |= {"prompt_tuning_random_words": 8, "prompt_tuning_random_words_trial": 8}
-    # (one job per run and trial, before issue 37, added (3 - 1) x 35 more: 106 in all)
-    assert grown == {**trial_jobs, "total": 36}, grown
+    trial_jobs |= {"prompt_tuning_random_words": 12, "prompt_tuning_random_words_trial": 12}
+    # (one job per run and trial, before issue 37, added (3 - 1) x 35 more)
+    assert grown == {**trial_jobs, "total": 44}, grown
+    # the default: the 3 trials of a task train in one pass (trials_per_pass 3)
+    default = job_counts(sandbox)
+    assert default["prompt_tuning"] == 5 and default["prompt_tuning_trial"] == 15
 
 
 def test_unknown_task_fails_before_any_job(sandbox):
