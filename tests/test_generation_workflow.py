@@ -28,6 +28,7 @@ CONFIG = {
     "models": [MODEL],
     "model_definitions": {MODEL: {"source": f"models/{MODEL}"}},
     "paper_b": {
+        "runs": 1,  # (the default's 3 runs triple the trainings)
         "random_draws": 2,
         # no classification group: B-T8 and §5's experiments on the generation group alone
         "generalization": {

@@ -50,15 +50,15 @@ FIVE = ["syn_sst2", "syn_tweet", "syn_mnli", "syn_agnews", "syn_dbpedia"]
 
 def test_default_lists(default):
     assert list(default.tasks) == FIVE and list(default.models) == ["minilm"]
-    assert default.trials == [0] and default.control_trials == [0]
+    assert default.trials == [0, 1, 2] and default.control_trials == [0, 1, 2]
     assert default.gguf_models == {} and default.model_files("minilm") == []
     # tasks: auto takes the first sentiment task for both stages, and says so
     assert default.auto_choices == {
         "random_label_words": ["syn_sst2"],
         "tuning_methods": ["syn_sst2"],
     }
-    assert default.random_words_draws == [0, 1] and default.random_words_trials == [0]
-    assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0]
+    assert default.random_words_draws == [0, 1, 2] and default.random_words_trials == [0]
+    assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0, 1, 2]
     assert default.ablation_tasks == [] and default.paper_b_tasks == FIVE
 
 
@@ -95,7 +95,9 @@ def test_default_paths(default):
         f"results/minilm/x/{task}.json" for task in FIVE
     ]
     assert default.control_files("minilm", "random_model") == [
-        f"results/minilm/skill_neurons/random_model/{task}/trial0.json" for task in FIVE
+        f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
+        for task in FIVE
+        for trial in range(3)
     ]
     splits = default.split_files()
     assert len(splits) == 5 * 3 + 2 * 2 * 3  # two three-way tasks with two subtasks each
@@ -104,7 +106,8 @@ def test_default_paths(default):
     assert default.proportion_tasks("minilm", "cls") == [
         "syn_sst2", "syn_mnli", "syn_agnews", "syn_tweet", "syn_dbpedia",
     ]  # fmt: skip
-    assert default.generalization_files("minilm") == {
+    one = plan_of(paper_b={"runs": 1})  # the default's 3 runs: run0/ to run2/
+    assert one.generalization_files("minilm") == {
         "group": ["results/minilm/paper_b/generalization/run0/cls/proportions/group.parquet"],
         "single": [
             f"results/minilm/paper_b/generalization/run0/cls/proportions/{task}.parquet"
@@ -114,10 +117,15 @@ def test_default_paths(default):
             "results/minilm/paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
         ],
     }
-    assert default.continual_findings_files("minilm")["continual_trained"] == [
+    assert one.continual_findings_files("minilm")["continual_trained"] == [
         f"results/minilm/paper_b/continual/run0/order1/{method}.parquet"
         for method in ("seqft", "seqlora", "ncft")
     ]
+    three = default.generalization_files("minilm")
+    assert {key: len(files) for key, files in three.items()} == {
+        "group": 3, "single": 9, "controlled": 3,
+    }  # fmt: skip
+    assert {f.split("/")[4] for f in three["single"]} == {"run0", "run1", "run2"}
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
@@ -130,7 +138,7 @@ def test_default_paths(default):
     for key, variant in (("label_words", "draw"), ("label_word_controls", "control")):
         assert inputs[key] == [
             f"results/minilm/random_label_words/{variant}{d}/rankings/syn_sst2.parquet"
-            for d in (0, 1)
+            for d in (0, 1, 2)
         ]
 
 
@@ -244,10 +252,9 @@ def test_part_one_by_kind(smollm):
 
 def test_paper_b_runs_seeds_and_files(default):
     """paper_b.runs: run r trains with seed + r, draws its random neurons from seed + r x
-    random_draws on (config.yaml: seed 42, 3 draws), and writes to run{r}/."""
-    assert default.paper_b_runs == [0]
-    assert [default.run_seed(0), default.draw_seed(0)] == [42, 42]
-    three = plan_of(paper_b={"runs": 3})
+    random_draws on (config.yaml: seed 42, 3 draws, 3 runs), and writes to run{r}/."""
+    assert plan_of(paper_b={"runs": 1}).paper_b_runs == [0]
+    three = default
     assert three.paper_b_runs == [0, 1, 2]
     assert [three.run_seed(r) for r in ("0", "1", "2")] == [42, 43, 44]
     # draws 42-44, 45-47, 48-50: no two runs share a random set
@@ -322,4 +329,7 @@ def test_prompt_tuning_passes():
         "4-4",
     ]
     assert plan.random_words_trials == [0] and plan.random_words_pass(0) == "0-0"
-    assert plan_of().trials_per_pass == 1 and plan_of("configs/llm.yaml").trials_per_pass == 1
+    # the default trains its 3 trials in one pass; the cluster configs one trial a job
+    assert plan_of().trials_per_pass == 3 and plan_of().prompt_pass(2) == "0-2"
+    assert plan_of("configs/llm.yaml").trials_per_pass == 1
+    assert plan_of("configs/paper.yaml").trials_per_pass == 1
