@@ -5,9 +5,13 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
+# the whole script on CPU (about 18 s): the slow tier
+@pytest.mark.slow
 def test_gpu_script_runs_every_step_on_cpu_with_tiny_sizes(tmp_path):
     environment = {
         **os.environ,

@@ -11,6 +11,7 @@ would redo, with Snakemake's own params, input and mtime triggers.
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from conftest import make_sandbox, run_snakemake
@@ -62,6 +63,8 @@ def run_folders(job) -> set[str]:
     return {part for name in job.output for part in name.split("/") if part.startswith("run")}
 
 
+# dry runs of a touched smoke DAG (about 16 s): the slow tier
+@pytest.mark.slow
 def test_a_second_run_reruns_each_training_once_for_both_runs(tmp_path):
     workdir = make_sandbox(tmp_path)
     laid_out(workdir)

@@ -94,6 +94,8 @@ def dry_run(workdir: Path, settings_file: str) -> list:
     return scheduled_jobs(workdir, *config, *TRIGGERS, targets=TARGETS)
 
 
+# dry runs of a touched smoke DAG (about 7 s each): the slow tier
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("per_pass", "before", "after"),
     [
