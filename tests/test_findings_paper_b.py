@@ -256,22 +256,38 @@ def test_generation_claims_read_per_sample_rouge():
     assert rows[4]["estimate"] == pytest.approx(-0.3) and rows[4]["verdict"] == "fails"
 
 
-def test_rank_agreement_claims_resample_the_tasks():
+def agreement_of(rho: float, jaccard: float) -> dict:
+    return {"spearman": rho, "jaccard": jaccard, "jaccard_chance": 0.1 / 1.9}
+
+
+def test_rank_agreement_claims_resample_the_trials_and_the_tasks():
+    # one value in every trial and task: nothing varied
+    same = {task: [agreement_of(0.5, 0.3)] * 3 for task in TASKS}
+    rows = comparison_claims(same, SETTINGS)
+    assert [row["estimate"] for row in rows] == pytest.approx([0.5, 0.3 - 0.1 / 1.9])
+    assert [row["verdict"] for row in rows] == ["not measured"] * 2
     rng = np.random.default_rng(0)
-    scores = {task: rng.random((2, 100)) for task in TASKS}
-    every = comparison_claims(scores, {t: 2 * v + 1 for t, v in scores.items()}, 0.1, SETTINGS)
-    assert [row["estimate"] for row in every] == pytest.approx([1.0, 1.0 - 0.1 / 1.9])
-    # the same value in every task: the tasks never varied
-    assert [row["verdict"] for row in every] == ["not measured"] * 2
-    close = {t: v + 0.1 * rng.random((2, 100)) for t, v in scores.items()}
-    same = comparison_claims(scores, close, 0.1, SETTINGS, trials=3)
-    assert same[0]["estimate"] > 0.95 and [r["verdict"] for r in same] == ["holds", "holds"]
-    assert same[0]["resampled"].endswith(": tasks 3") and same[0]["runs"] == 3
-    reversed_ = comparison_claims(scores, {t: -v for t, v in close.items()}, 0.1, SETTINGS)
-    assert reversed_[0]["estimate"] < -0.95 and reversed_[0]["verdict"] == "fails"
-    independent = {task: rng.random((2, 100)) for task in TASKS}
-    row = comparison_claims(scores, independent, 0.1, SETTINGS)[0]
-    assert abs(row["estimate"]) < 0.15 and row["verdict"] == "inconclusive"
+    varied = {
+        task: [agreement_of(0.5 + 0.05 * rng.standard_normal(), 0.3) for _ in range(3)]
+        for task in TASKS
+    }
+    rows = comparison_claims(varied, SETTINGS)
+    rhos = [[trial["spearman"] for trial in varied[task]] for task in TASKS]
+    assert rows[0]["estimate"] == pytest.approx(np.mean(rhos))
+    assert rows[0]["verdict"] == "holds" and rows[0]["runs"] == 3
+    assert rows[0]["resampled"].endswith(": trials 3 > tasks 3")
+    assert rows[0]["ci_low"] < rows[0]["estimate"] < rows[0]["ci_high"]
+    # the trials are the top unit: a spread across trials widens the interval
+    spread = {task: [agreement_of(rho, 0.3) for rho in (0.1, 0.5, 0.9)] for task in TASKS}
+    wide = comparison_claims(spread, SETTINGS)[0]
+    assert wide["ci_high"] - wide["ci_low"] > rows[0]["ci_high"] - rows[0]["ci_low"]
+    # one trial: the min_runs rule keeps the claim from deciding
+    strict = BootstrapSettings(resamples=200, alpha=0.05, seed=3, min_runs=3)
+    one = comparison_claims({task: values[:1] for task, values in varied.items()}, strict)
+    assert one[0]["verdict"] == "inconclusive" and one[0]["runs"] == 1
+    assert comparison_claims(varied, strict)[0]["verdict"] == "holds"
+    with pytest.raises(ValueError, match="numbers of trials"):
+        comparison_claims({"a": [agreement_of(0.5, 0.3)], "b": []}, SETTINGS)
 
 
 def test_curve_claims_compare_each_order_with_its_random_control_and_each_other():

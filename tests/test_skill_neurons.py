@@ -16,6 +16,7 @@ from skillneurons.paper_a.skill_neurons import (
     top_neuron,
     trial_accuracies,
     trial_predictivities,
+    trial_ranking,
 )
 from skillneurons.reporting.stats import accuracy_summary
 
@@ -107,6 +108,22 @@ def test_modal_token_and_ranking_over_trials():
     assert table["predictivity"].tolist() == pytest.approx([0.8, 0.7])
     assert table["sem"].tolist() == pytest.approx([0.1, 0.1])
     assert table["subtask"].isna().all()
+
+
+def test_trial_ranking_ranks_one_trial_of_a_predictivity_file():
+    file = {
+        "max/task/trial0": np.array([[0.9, 0.6]]),
+        "best_token/task/trial0": np.array([[0, 1]]),
+        "mean/task/trial0": np.array([[0.0, 0.0]]),
+        "max/task/trial1": np.array([[0.7, 0.8]]),
+        "best_token/task/trial1": np.array([[0, 1]]),
+    }
+    first, second = (trial_ranking(file, ["task"], t, "toy", 0) for t in (0, 1))
+    assert first.order().tolist() == [0, 1] and second.order().tolist() == [1, 0]
+    assert second.scores().tolist() == [[pytest.approx(0.7), pytest.approx(0.8)]]
+    assert (second.table["sem"] == 0).all()  # one trial
+    with pytest.raises(ValueError, match="no arrays of trial 2"):
+        trial_ranking(file, ["task"], 2, "toy", 0)
 
 
 def test_accuracy_summary_and_control_table():

@@ -52,6 +52,7 @@ def read_multitask_neurons(results, task):
         ("task_neurons", "base model"),
         ("paper_b/classification/run0/multitask_neurons", "multitask model"),
         ("paper_b/prompt_tuned_neurons", "prompt-tuned model (trial 0)"),
+        ("paper_b/prompt_tuned_neurons", "prompt-tuned model (trial 1)"),
     ],
 )
 def test_task_neuron_files(results, folder, identified_on):
@@ -59,6 +60,9 @@ def test_task_neuron_files(results, folder, identified_on):
         if folder.endswith("multitask_neurons"):
             path = results / f"{folder}.parquet"
             table = read_multitask_neurons(results, task)
+        elif folder.endswith("prompt_tuned_neurons"):  # one file per prompt trial
+            path = results / folder / task / f"trial{identified_on[-2]}.parquet"
+            table = pd.read_parquet(path)
         else:
             path = results / folder / f"{task}.parquet"
             table = pd.read_parquet(path)
@@ -192,11 +196,16 @@ def test_comparison_table_ab_t1_and_curves_ab_f1(results):
         agreement = read_json(results / f"paper_b/comparison/{task}.json")
         assert len(agreement["spearman_per_layer"]) == LAYERS
         assert agreement["top_neurons"] == TOP
+        per_trial = agreement["trials"]  # configs/smoke.yaml: 2 prompt trials
+        assert len(per_trial) == 2 and per_trial[0]["spearman"] != per_trial[1]["spearman"]
+        assert agreement["spearman"] == pytest.approx(np.mean([t["spearman"] for t in per_trial]))
+        row = table[table["task"] == task].iloc[0]
+        assert row["spearman"] == pytest.approx(agreement["spearman"])
         curves = pd.read_parquet(results / f"paper_b/comparison/{task}.parquet")
         assert set(curves["order"]) == {"paper_a", "paper_b", "random_paper_a", "random_paper_b"}
-        assert set(curves["kind"]) == {"zero"}
-        unperturbed = curves.loc[curves["rate"] == 0, "accuracy"]
-        assert unperturbed.nunique() == 1  # every order starts from the same model
+        assert set(curves["kind"]) == {"zero"} and set(curves["trial"]) == {0, 1}
+        unperturbed = curves[curves["rate"] == 0].groupby("trial")["accuracy"]
+        assert (unperturbed.nunique() == 1).all()  # each trial's orders start from its model
         assert (
             len(read_metadata(results / f"paper_b/comparison/{task}.parquet")["sample_idx"]) == 16
         )
@@ -219,6 +228,9 @@ def test_paper_b_findings_are_interval_decisions(results):
     assert findings["claim"].str.contains("SeqLoRA").sum() == 1
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     assert_verdicts_follow_the_intervals(findings)
+    # the AB rank claims resample configs/smoke.yaml's 2 prompt trials, then the tasks
+    alike = findings[findings["claim"].str.contains("rank neurons alike")].iloc[0]
+    assert alike["runs"] == 2 and alike["resampled"].endswith(": trials 2 > tasks 3")
     # one training per paper-B condition: none of its rows decides
     one = findings["resampled"].str.contains("training runs 1 (not resampled)", regex=False)
     one = findings[one]

@@ -14,12 +14,8 @@ rule findings_b:
         deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
         training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
         zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
-        rankings=expand(
-            "results/{{model}}/rankings/{task}.parquet", task=PLAN.paper_b_tasks
-        ),
-        relevances=expand(
-            "results/{{model}}/paper_b/prompt_tuned_neurons/{task}.parquet",
-            task=PLAN.paper_b_tasks,
+        agreements=expand(
+            "results/{{model}}/paper_b/comparison/{task}.json", task=PLAN.paper_b_tasks
         ),
         curves=expand(
             "results/{{model}}/paper_b/comparison/{task}.parquet",
@@ -37,7 +33,6 @@ rule findings_b:
         runtime=10,
     params:
         tasks=PLAN.paper_b_tasks,
-        fraction=config["paper_b"]["fraction"],
         generalization=lambda w: (
             {
                 "overlap_proportions": config["paper_b"]["generalization"][

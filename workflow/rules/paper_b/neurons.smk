@@ -188,17 +188,30 @@ rule neuron_training:
 
 
 rule comparison:
+    """One job per task computes every prompt trial's comparison (one model load): the
+    AB claims resample the trials."""
     input:
         model=model_files,
-        prompt="results/{model}/prompt_tuning/{task}/trial0/prompt.safetensors",
-        ranking="results/{model}/rankings/{task}.parquet",
-        baseline="results/{model}/activations/{task}/trial0/baseline.safetensors",
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
+        ),
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
+        ),
+        predictivity="results/{model}/predictivity/{task}.safetensors",
+        dev="data/splits/{task}/dev.parquet",
+        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
         train="data/splits/{task}/train.parquet",
         test="data/splits/{task}/test.parquet",
     output:
         curves="results/{model}/paper_b/comparison/{task}.parquet",
         agreement="results/{model}/paper_b/comparison/{task}.json",
-        neurons="results/{model}/paper_b/prompt_tuned_neurons/{task}.parquet",
+        neurons=expand(
+            "results/{{model}}/paper_b/prompt_tuned_neurons/{{task}}/trial{trial}.parquet",
+            trial=PLAN.trials,
+        ),
     log:
         "logs/{model}/paper_b/comparison/{task}.log",
     conda:
@@ -206,8 +219,11 @@ rule comparison:
     threads: 1
     resources:
         mem_mb=6000,
-        runtime=120,
+        runtime=lambda w: 60 * len(PLAN.trials),
     params:
+        trials=PLAN.trials,
+        # One seed per trial: its layer-matched random orders (as perturbation_curves).
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
         model=lambda w: PLAN.models[w.model],
         max_length=config["prompt_tuning"]["max_length"],
         relevance=config["paper_b"]["relevance"],

@@ -1,18 +1,19 @@
-"""Rule comparison: paper B's relevance on paper A's prompt-tuned model (trial 0) beside
-paper A's ranking of the same task: rank agreement and curves that deactivate neurons in
-A's order, B's order and layer-matched random orders (AB-T1, AB-F1)."""
+"""Rule comparison: on each of paper A's prompt-tuned models (every trial), paper B's
+relevance beside paper A's ranking of that trial: rank agreement and curves that
+deactivate neurons in A's order, B's order and layer-matched random orders (AB-T1,
+AB-F1). One model load serves every trial."""
+
+import pandas as pd
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
-from skillneurons.infra.io import read_tensors, write_frame_parquet, write_json
+from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.models.encoding import encode_frame
 from skillneurons.models.loading import load_on_device
-from skillneurons.models.prompted import classifier_from_prompt_file
-from skillneurons.neurons.perturbation.files import perturb_trial
-from skillneurons.neurons.perturbation.noise import noise_scale
-from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_b.comparison import comparison_orders, ranking_agreement
+from skillneurons.neurons.perturbation.files import prompt_tuned_trials
+from skillneurons.paper_a.skill_neurons import read_groups, read_predictivity, trial_ranking
+from skillneurons.paper_b.comparison import comparison_orders, mean_agreement, ranking_agreement
 from skillneurons.paper_b.relevance import relevance_tables, write_task_neurons
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
@@ -24,25 +25,33 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         "batch_size": params.batch_size,
     }
     loaded = load_on_device(params.model, snakemake.threads, snakemake.resources.get("gpu", 0))
-    classifier = classifier_from_prompt_file(loaded, inputs.prompt)
     train = encode_frame(loaded, read_split(inputs.train)[0], params.max_length)
     test_frame = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.seed)
     test = encode_frame(loaded, test_frame, params.max_length)
-    baseline = read_tensors(inputs.baseline)
-    tables = relevance_tables({task: classifier}, {task: train}, **attribution, seed=params.seed)
-    table = tables[task]
-    on = {"identified_on": "prompt-tuned model (trial 0)"}
-    write_task_neurons(output.neurons, table, {**identity, **on, **attribution})
-    ranking = Ranking.from_parquet(inputs.ranking)
-    agreement = ranking_agreement(ranking, table, params.fraction)
-    write_json(output.agreement, {**identity, **agreement})
-    curves = perturb_trial(
-        classifier, test,
-        comparison_orders(ranking, table, params.layer_matched_orders, params.seed),
-        rates=params.rates, settings=params.settings, seed=params.seed,
-        batch_size=params.batch_size, baseline=baseline["prompt"].numpy(),
-        scale=noise_scale(baseline), eval_task=task, trial=0,
-    )  # fmt: skip
+    predictivity = read_predictivity(inputs.predictivity)
+    groups = list(read_groups(inputs.dev, inputs.subtasks))
+    agreements, curves = [], []
+    trials = prompt_tuned_trials(
+        loaded, test, inputs.prompts, inputs.baselines, params.trials, params.seeds
+    )
+    for model, neurons_path in zip(trials, output.neurons, strict=True):
+        table = relevance_tables(
+            {task: model.classifier}, {task: train}, **attribution, seed=params.seed
+        )[task]
+        on = {"identified_on": f"prompt-tuned model (trial {model.trial})"}
+        write_task_neurons(neurons_path, table, {**identity, **on, **attribution})
+        ranking = trial_ranking(predictivity, groups, model.trial, task, params.seed)
+        agreements.append(ranking_agreement(ranking, table, params.fraction))
+        orders = comparison_orders(ranking, table, params.layer_matched_orders, model.seed)
+        curves.append(
+            model.perturb(
+                orders, rates=params.rates, settings=params.settings,
+                batch_size=params.batch_size, eval_task=task,
+            )
+        )  # fmt: skip
+    write_json(output.agreement, {**identity, **mean_agreement(agreements)})
     write_frame_parquet(
-        output.curves, curves, {**identity, "sample_idx": test_frame["idx"].tolist()}
+        output.curves,
+        pd.concat(curves, ignore_index=True),
+        {**identity, "sample_idx": test_frame["idx"].tolist(), "seeds": list(params.seeds)},
     )

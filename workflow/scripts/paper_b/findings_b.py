@@ -4,15 +4,14 @@ skillneurons.paper_b.generalization_findings)."""
 
 import pandas as pd
 
+from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
-from skillneurons.neurons.ranking import Ranking
-from skillneurons.neurons.relevance_table import relevance_matrix
 from skillneurons.paper_b.continual import read_order_results
 from skillneurons.paper_b.continual_findings import continual_claims
 from skillneurons.paper_b.findings import findings_table
 from skillneurons.paper_b.generalization import with_single_task_groups
 from skillneurons.paper_b.generalization_findings import generalization_claims, profile_claims
-from skillneurons.paper_b.relevance import read_task_neuron_tables, read_task_neurons
+from skillneurons.paper_b.relevance import read_task_neuron_tables
 from skillneurons.paper_b.tables import similarity_points
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings
@@ -67,19 +66,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         deactivation=frames(inputs.deactivation),
         training=frames(inputs.training),
         zero_shot=pd.read_parquet(inputs.zero_shot),
-        scores={
-            t: Ranking.from_parquet(p).scores()
-            for t, p in zip(params.tasks, inputs.rankings, strict=True)
-        },
-        relevances={
-            t: relevance_matrix(read_task_neurons(p)[0])
-            for t, p in zip(params.tasks, inputs.relevances, strict=True)
+        agreements={
+            t: read_json(p)["trials"] for t, p in zip(params.tasks, inputs.agreements, strict=True)
         },
         curves={
             t: task_curves(pd.read_parquet(p))
             for t, p in zip(params.tasks, inputs.curves, strict=True)
         },
-        fraction=params.fraction,
         settings=settings,
         generation=(
             {

@@ -11,6 +11,8 @@ Glue between the dumps (:mod:`skillneurons.neurons.activations`) and the predict
 - :func:`trial_predictivities` turns one trial's accuracies into every definition of
   predictivity (Eq. 5, appendix G's "mean" and "positive", Figure 3's "Avg."/"Max."
   input-token baselines), and :func:`task_ranking` ranks the trial means (Eq. 6);
+  :func:`trial_ranking` ranks one trial's predictivity alone (the ranking on that
+  trial's own model, as the A-vs-B comparison reads it);
 - :func:`top_neuron_correct` evaluates a trial's top skill neuron on test (Table 1).
 
 Predictivity file ``results/{model}/predictivity/{task}.safetensors``: float32
@@ -38,7 +40,7 @@ from skillneurons.neurons.predictivity import (
     neuron_predictivity,
     neuron_sign,
 )
-from skillneurons.neurons.ranking import ranking_table, tie_key
+from skillneurons.neurons.ranking import Ranking, ranking_table, tie_key
 from skillneurons.reporting.stats import accuracy_summary
 
 LOG = logging.getLogger(__name__)
@@ -170,6 +172,29 @@ def task_ranking(
         best[key] = modal_token([trial[f"best_token/{group}"] for trial in per_trial], tokens)
     shape = next(iter(means.values())).shape
     return ranking_table(means, sems, best, tie_key(shape, [seed, zlib.crc32(task.encode())]))
+
+
+def trial_ranking(
+    predictivity: Mapping[str, np.ndarray],
+    groups: Sequence[str],
+    trial: int,
+    task: str,
+    seed: int,
+) -> Ranking:
+    """Trial ``trial``'s own ranking: :func:`task_ranking` of that trial alone, from the
+    arrays of a predictivity file (:func:`read_predictivity`); ``groups`` in the order
+    the task's ranking takes them (:func:`read_groups`). Eq. 6 with one trial is the
+    trial's Eq. 5 predictivity, ties broken as in the task's ranking."""
+    suffix = f"/trial{trial}"
+    arrays = {
+        name.removesuffix(suffix): values
+        for name, values in predictivity.items()
+        if name.endswith(suffix)
+    }
+    if not arrays:
+        raise ValueError(f"the predictivity file holds no arrays of trial {trial}")
+    tokens = 1 + max(int(arrays[f"best_token/{group}"].max()) for group in groups)
+    return Ranking(task_ranking([arrays], groups, tokens, task, seed))
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 Two answers to one question, on the same model: paper A ranks neurons by predictivity
 on the prompt tokens of a prompt-tuned model; paper B by gradient attribution. Here both
-are computed on paper A's prompt-tuned model (trial 0) for the same task: paper B's
-relevance of every neuron (:func:`skillneurons.paper_b.relevance.relevance`, the
-classifier's loss on the training split) beside paper A's ranking. Per task:
+are computed on each of paper A's prompt-tuned models (every trial) for the same task:
+paper B's relevance of every neuron (:func:`skillneurons.paper_b.relevance.relevance`,
+the classifier's loss on the training split) beside paper A's ranking of that trial
+(:func:`skillneurons.paper_a.skill_neurons.trial_ranking`). Per task and trial:
 
 - Spearman's rho between A's neuron scores (predictivity; a multi-class task's best
   subtask) and B's relevance, over all neurons and within each layer (mean of layers);
@@ -15,6 +16,8 @@ classifier's loss on the training split) beside paper A's ranking. Per task:
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -78,6 +81,24 @@ def ranking_agreement(ranking: Ranking, table: pd.DataFrame, fraction: float) ->
         "jaccard": jaccard(a_top, b_top),
         "jaccard_chance": chance_jaccard(fraction),
         "top_neurons": len(a_top),
+    }
+
+
+def mean_agreement(per_trial: Sequence[Mapping]) -> dict:
+    """AB-T1's numbers of a task over its prompt trials: the mean of each trial's
+    :func:`ranking_agreement` (per layer too), with every trial's under ``trials``."""
+    if not per_trial:
+        raise ValueError("mean_agreement needs at least one trial's agreement")
+    mean = {
+        key: float(np.mean([trial[key] for trial in per_trial]))
+        for key in ("spearman", "spearman_layer_mean", "jaccard", "jaccard_chance")
+    }
+    layers = np.mean([trial["spearman_per_layer"] for trial in per_trial], axis=0)
+    return {
+        **mean,
+        "spearman_per_layer": [float(value) for value in layers],
+        "top_neurons": per_trial[0]["top_neurons"],
+        "trials": [dict(trial) for trial in per_trial],
     }
 
 

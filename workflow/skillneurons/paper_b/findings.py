@@ -20,17 +20,17 @@ the same data (control; ours)                  random neurons trained on the row
 generation: deactivating and training task     the five claims above on the generation
 neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
 B-F5b, B-F5d, B-F5d's control)                 test sample scored by its ROUGE-L F1
-A and B rank neurons alike (AB-T1; new)        Spearman's rho of predictivity and
-                                               relevance over all neurons, task mean;
-                                               tasks
+A and B rank neurons alike (AB-T1; new)        Spearman's rho of the trial's predictivity
+                                               and relevance on its model over all
+                                               neurons, trial and task mean; trials, tasks
 their top neurons overlap (AB-T1; new)         top-k Jaccard minus its chance k/(2-k),
-                                               task mean; tasks
+                                               trial and task mean; trials, tasks
 A's / B's top neurons matter on the prompt-    area under the layer-matched random curve
 tuned model (AB-F1; new)                       minus under the order's curve (AB-F1),
                                                task mean; trials > random orders > test
                                                samples
 A's order hurts its own model more than B's    area under B's curve minus under A's,
-(AB-F1; new)                                   task mean; test samples
+(AB-F1; new)                                   task mean; trials > test samples
 =============================================  ============================================
 
 The part-1 claims resample the training runs of their results (config
@@ -39,7 +39,8 @@ nested in each run, and the test samples (the same under every run) crossed with
 a claim on fewer runs than ``findings.min_runs`` stays inconclusive
 (:mod:`skillneurons.reporting.findings`). Results without a ``run`` column (the
 untrained model's zero-shot scores) are one run, shared by every run they are compared
-with. The AB claims stand on paper A's prompt trials.
+with. The AB claims stand on paper A's prompt trials: on each trial's model, that
+trial's ranking (Eq. 6 of the trial alone) against paper B's relevance on it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.paper_b.comparison import chance_jaccard, jaccard, top_count
 from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
@@ -61,7 +61,6 @@ from skillneurons.reporting.findings import (
     findings_frame,
     unavailable,
 )
-from skillneurons.reporting.resampling import ResampledRanks, top_positions
 
 DEACTIVATION_VS_RANDOM = Claim(
     "deactivating a task's neurons hurts it more than deactivating random neurons",
@@ -160,8 +159,9 @@ GENERATION_CONTROL = Claim(
 RANK_CORRELATION = Claim(
     "paper A's predictivity and paper B's relevance rank neurons alike",
     "new, AB-T1",
-    "Spearman's rho of predictivity and relevance over all neurons, task mean",
-    "tasks (one value over all neurons each)",
+    "Spearman's rho of a trial's predictivity and paper B's relevance on its model over "
+    "all neurons, trial and task mean",
+    "prompt trials, tasks (one value over all neurons each)",
     "(no paper has it)",
     margin=0.1,
     margin_basis="smallest effect of interest: 0.1 Spearman (no paper has it)",
@@ -169,8 +169,8 @@ RANK_CORRELATION = Claim(
 OVERLAP = Claim(
     "paper A's and paper B's top neurons overlap more than chance",
     "new, AB-T1",
-    "Jaccard index of the two top-k sets - its chance k/(2-k), task mean",
-    "tasks (one value over all neurons each)",
+    "Jaccard index of the two top-k sets - its chance k/(2-k), trial and task mean",
+    "prompt trials, tasks (one value over all neurons each)",
     "(no paper has it)",
     margin=0.05,
     margin_basis="smallest effect of interest: 0.05 Jaccard above chance (no paper has it)",
@@ -418,43 +418,34 @@ def generation_claims(
     ]
 
 
-def _spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
-    """Spearman's rho from two rank vectors of the same length."""
-    ra, rb = ranks_a - (len(ranks_a) + 1) / 2, ranks_b - (len(ranks_b) + 1) / 2
-    norm = np.sqrt((ra * ra).sum() * (rb * rb).sum())
-    return float((ra * rb).sum() / norm) if norm > 0 else float("nan")
-
-
 def comparison_claims(
-    scores: Mapping[str, np.ndarray],
-    relevances: Mapping[str, np.ndarray],
-    fraction: float,
-    settings: BootstrapSettings,
-    trials: int = 1,
+    agreements: Mapping[str, Sequence[Mapping[str, float]]], settings: BootstrapSettings
 ) -> list[dict]:
-    """The two AB claims; ``scores`` and ``relevances`` map each task to paper A's neuron
-    scores and paper B's relevance, ``[layers, neurons]``, on the same model (``trials``
-    prompt trials behind it). Per task one value over all its neurons; the **tasks** are
-    resampled (the unit that replicates: with the neurons resampled, any association
-    among thousands of them would hold)."""
-    tasks = [task for task in scores if task in relevances]
-    rhos, gaps = [], []
-    for task in tasks:
-        a, b = scores[task].ravel(), relevances[task].ravel()
-        every = np.arange(a.size)
-        rhos.append(_spearman(ResampledRanks(a)(every)[0], ResampledRanks(b)(every)[0]))
-        top = top_count(a.size, fraction)
-        overlap = jaccard(top_positions(a, top), top_positions(b, top))
-        gaps.append(overlap - chance_jaccard(fraction))
-    units = Units(samples={"tasks": len(tasks)}, training_runs=trials)
+    """The two AB claims from each task's rank agreements, one per prompt trial (the
+    ``trials`` of its comparison file, :func:`skillneurons.paper_b.comparison.
+    ranking_agreement`: paper A's ranking of the trial and paper B's relevance on the
+    same prompt-tuned model). Per trial and task one value over all its neurons; the
+    **trials** (the training runs) and the **tasks** are resampled, crossed (with the
+    neurons resampled, any association among thousands of them would hold)."""
+    tasks = list(agreements)
+    counts = {len(agreements[task]) for task in tasks}
+    if len(counts) != 1:
+        raise ValueError(f"the tasks' comparisons cover different numbers of trials: {counts}")
+
+    def values(read) -> np.ndarray:  # [trials, tasks]
+        return np.array([[read(trial) for trial in agreements[task]] for task in tasks]).T
+
+    rhos = values(lambda trial: trial["spearman"])
+    gaps = values(lambda trial: trial["jaccard"] - trial["jaccard_chance"])
+    units = Units(runs={"trials": rhos.shape[0]}, samples={"tasks": len(tasks)})
     return [
-        decide(RANK_CORRELATION, _task_mean(np.asarray(rhos)), units, settings),
-        decide(OVERLAP, _task_mean(np.asarray(gaps)), units, settings),
+        decide(RANK_CORRELATION, _cell_mean(rhos), units, settings),
+        decide(OVERLAP, _cell_mean(gaps), units, settings),
     ]
 
 
-def _task_mean(values: np.ndarray):
-    return lambda indices: float(values[indices["tasks"]].mean())
+def _cell_mean(values: np.ndarray):
+    return lambda indices: float(values[np.ix_(indices["trials"], indices["tasks"])].mean())
 
 
 def curve_claims(curves: Mapping[str, TaskCurves], settings: BootstrapSettings) -> list[dict]:
@@ -493,10 +484,8 @@ def findings_table(
     deactivation: pd.DataFrame,
     training: pd.DataFrame,
     zero_shot: pd.DataFrame,
-    scores: Mapping[str, np.ndarray],
-    relevances: Mapping[str, np.ndarray],
+    agreements: Mapping[str, Sequence[Mapping[str, float]]],
     curves: Mapping[str, TaskCurves],
-    fraction: float,
     settings: BootstrapSettings,
     generation: Mapping[str, pd.DataFrame] | None = None,
     more: Sequence[dict] = (),
@@ -505,9 +494,9 @@ def findings_table(
     then the rows ``more`` (§5's: :mod:`skillneurons.paper_b.generalization_findings`).
 
     ``deactivation`` holds B-T1's results (with ``original`` rows), ``training`` every
-    task's B-T2 results, ``zero_shot`` the untrained model's; ``scores``,
-    ``relevances`` and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
-    model; ``generation`` (where the model runs the generation tasks) the generation
+    task's B-T2 results, ``zero_shot`` the untrained model's; ``agreements`` (AB-T1,
+    one per trial) and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
+    models; ``generation`` (where the model runs the generation tasks) the generation
     tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`)."""
     original = _references(deactivation, "original", _runs(deactivation))
     untrained = _references(zero_shot, "zero_shot", _runs(training))
@@ -518,9 +507,7 @@ def findings_table(
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
         diagonal_control(TRAINING_CONTROL, training, settings),
         *([] if generation is None else generation_claims(**generation, settings=settings)),
-        *comparison_claims(
-            scores, relevances, fraction, settings, next(iter(curves.values())).trials
-        ),
+        *comparison_claims(agreements, settings),
         *curve_claims(curves, settings),
         *more,
     ]
