@@ -252,9 +252,10 @@ def test_part_one_by_kind(smollm):
 
 def test_paper_b_runs_seeds_and_files(default):
     """paper_b.runs: run r trains with seed + r, draws its random neurons from seed + r x
-    random_draws on (config.yaml: seed 42, 3 draws, 3 runs), and writes to run{r}/."""
+    random_draws on (config.yaml: seed 42, 3 runs; here 3 draws), and writes to run{r}/."""
     assert plan_of(paper_b={"runs": 1}).paper_b_runs == [0]
-    three = default
+    assert [default.draw_seed(r) for r in (0, 1, 2)] == [42, 43, 44]  # config.yaml: 1 draw
+    three = plan_of(paper_b={"random_draws": 3})
     assert three.paper_b_runs == [0, 1, 2]
     assert [three.run_seed(r) for r in ("0", "1", "2")] == [42, 43, 44]
     # draws 42-44, 45-47, 48-50: no two runs share a random set
