@@ -42,6 +42,31 @@ def test_the_job_log_marks_each_runs_lines(tmp_path):
     assert "[trial" not in after
 
 
+def test_the_failure_line_names_the_run_the_job_failed_in(tmp_path):
+    log = tmp_path / "job.log"
+    try:
+        with job_log(str(log), "dump_activations", {"task": "syn_sst2"}):
+            for _, trial in separate_runs([0, 1, 2], "trial"):
+                if trial == 1:
+                    raise ValueError("no prompt")
+    except ValueError:
+        pass
+    failed = [line for line in log.read_text().splitlines() if " ERROR " in line]
+    assert len(failed) == 1 and failed[0].endswith(
+        " [trial 1] rule dump_activations failed (task=syn_sst2): ValueError: no prompt"
+    )
+    # a job that fails after its runs finished is not marked with the last of them
+    try:
+        with job_log(str(log), "findings", {}):
+            for _ in separate_runs([0], "trial"):
+                pass
+            raise ValueError("no table")
+    except ValueError:
+        pass
+    last = [line for line in log.read_text().splitlines() if " ERROR " in line][-1]
+    assert last.endswith(" ERROR rule findings failed (): ValueError: no table")
+
+
 def test_every_run_gets_the_base_weights_and_a_finished_runs_are_dropped(tmp_path):
     saved = tiny("masked_lm", word_tokenizer())
     saved.model.save_pretrained(tmp_path, safe_serialization=True)

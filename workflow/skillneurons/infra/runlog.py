@@ -22,6 +22,9 @@ from pathlib import Path
 LOG = logging.getLogger("skillneurons")
 #: What the job's lines are marked with now (:func:`marked`), e.g. "run 1".
 _MARK: ContextVar[str] = ContextVar("mark", default="")
+#: The mark of the last marked block an exception left (the run a job failed in: a
+#: generator of runs is closed, and its mark reset, before the job's failure line).
+_LEFT_BY_ERROR: ContextVar[str] = ContextVar("left_by_error", default="")
 
 
 def _add_mark(record: logging.LogRecord) -> bool:
@@ -36,6 +39,9 @@ def marked(mark: str) -> Iterator[None]:
     token = _MARK.set(mark)
     try:
         yield
+    except BaseException:  # an error, or the close of a generator of runs
+        _LEFT_BY_ERROR.set(mark)
+        raise
     finally:
         _MARK.reset(token)
 
@@ -57,11 +63,15 @@ def job_log(path: str, rule: str, wildcards: Mapping[str, str]) -> Iterator[logg
         root.setLevel(logging.INFO)
         saved_stderr, sys.stderr = sys.stderr, stream
         start = time.perf_counter()
+        _LEFT_BY_ERROR.set("")
         LOG.info("rule %s started (%s)", rule, where)
         try:
             yield LOG
         except BaseException as error:
-            LOG.exception("rule %s failed (%s): %s: %s", rule, where, type(error).__name__, error)
+            with marked(_MARK.get() or _LEFT_BY_ERROR.get()):  # the run it failed in
+                LOG.exception(
+                    "rule %s failed (%s): %s: %s", rule, where, type(error).__name__, error
+                )
             raise
         else:
             LOG.info("rule %s finished in %.1f s", rule, time.perf_counter() - start)
