@@ -1,10 +1,10 @@
-"""The findings' linear-time resampled ranks and top sets equal the sorting they replace."""
+"""The findings' linear-time resampled ranks equal the sorting they replace."""
 
 import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from skillneurons.reporting.resampling import ResampledRanks, top_positions
+from skillneurons.reporting.resampling import ResampledRanks
 
 
 def tied_values(shape, seed=0) -> np.ndarray:
@@ -32,21 +32,3 @@ def test_ranks_equal_rankdata_on_resamples_with_repeats(seed):
 def test_ranks_refuse_values_that_cannot_be_ranked():
     with pytest.raises(ValueError, match="finite"):
         ResampledRanks(np.array([1.0, np.nan]))
-
-
-def test_top_positions_by_hand():
-    # the two largest of 5, 9, 5, 1: 9 (position 1), then the first 5 (position 0).
-    np.testing.assert_array_equal(top_positions(np.array([5.0, 9.0, 5.0, 1.0]), 2), [0, 1])
-    assert top_positions(np.array([1.0, 2.0]), 0).size == 0
-    with pytest.raises(ValueError, match="top 3 of 2"):
-        top_positions(np.array([1.0, 2.0]), 3)
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_top_positions_equal_a_stable_sort(seed):
-    generator = np.random.default_rng(seed)
-    values = tied_values(60, seed)
-    for count in (1, 7, 30, 60):
-        chosen = values[generator.integers(0, 60, 60)]
-        expected = np.sort(np.argsort(-chosen, kind="stable")[:count])
-        np.testing.assert_array_equal(top_positions(chosen, count), expected)

@@ -1,21 +1,14 @@
-"""Ranks and top sets of bootstrap resamples in linear time.
+"""Ranks of bootstrap resamples in linear time, and the distinct pairs of a resample.
 
 The findings' bootstrap (:func:`skillneurons.reporting.findings.bootstrap_interval`)
-resamples the neurons a thousand times, and the rank-based claims (paper A's task
-correlation, §4.3; the A-vs-B rank correlation and top-set overlap) rank or sort the
-resampled scores in every draw: sorting thousands of neurons per draw made those claims
-most of the findings rules' time. The values themselves never change between draws,
-only which of them are drawn (with repeats), so both results follow from counting:
-
-- :class:`ResampledRanks` gives what ``scipy.stats.rankdata(values[:, chosen], axis=1)``
-  gives (average ranks for ties, repeats of a drawn neuron being ties), from the sorted
-  distinct values found once and a count of how often each is drawn;
-- :func:`top_positions` gives the set ``np.argsort(-values, kind="stable")[:count]``
-  selects (the largest values, ties to the earlier position) with a partition instead of
-  a sort.
-
-Both give exactly the same numbers as the sorting they replace (the tests compare them
-with ``rankdata`` and ``argsort`` on values with ties).
+resamples a thousand times, and paper A's rank-based claim (the task correlation, §4.3)
+ranks the resampled scores in every draw: sorting thousands of neurons per draw made it
+most of the findings rule's time. The values themselves never change between draws,
+only which of them are drawn (with repeats), so the ranks follow from counting:
+:class:`ResampledRanks` gives what ``scipy.stats.rankdata(values[:, chosen], axis=1)``
+gives (average ranks for ties, repeats of a drawn neuron being ties), from the sorted
+distinct values found once and a count of how often each is drawn: exactly the same
+numbers (the tests compare them with ``rankdata`` on values with ties).
 """
 
 from __future__ import annotations
@@ -54,20 +47,6 @@ class ResampledRanks:
         average = np.cumsum(counts) - (counts - 1) / 2.0
         start = len(chosen) * np.arange(groups.shape[0], dtype=np.float64)
         return average[groups] - start[:, None]
-
-
-def top_positions(values: np.ndarray, count: int) -> np.ndarray:
-    """Positions of the ``count`` largest of 1-D ``values``, ties going to the earlier
-    position: the set (sorted) that ``np.argsort(-values, kind="stable")[:count]`` holds."""
-    array = _finite(np.asarray(values, dtype=np.float64), "values")
-    if not 0 <= count <= len(array):
-        raise ValueError(f"cannot take the top {count} of {len(array)} values")
-    if count == 0:
-        return np.empty(0, dtype=np.int64)
-    threshold = np.partition(array, len(array) - count)[len(array) - count]
-    above = np.flatnonzero(array > threshold)
-    tied = np.flatnonzero(array == threshold)[: count - len(above)]
-    return np.union1d(above, tied)
 
 
 def distinct_pairs(chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
