@@ -419,7 +419,7 @@ def test_captions_name_the_units_resampled_and_a_unit_of_one_level():
     config = one_run(default)
     one = caption("A-F4", config)
     assert "prompt-tuning trials (1, prompt_tuning.trials)" in one
-    assert "1 layer-matched, 1 uniform" in one and "test samples (60 per task" in one
+    assert "1 layer-matched, 1 uniform" in one and "test samples (40 per task" in one
     assert "With one trial the variance across training runs is not measured" in one
     assert "95.0% interval" in one
     several = copy.deepcopy(config)

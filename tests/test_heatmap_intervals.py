@@ -258,7 +258,7 @@ def test_captions_name_the_heatmaps_units_and_those_of_one_level():
     one = caption("A-F6", config)
     assert "the prompt-tuning trials (prompt_tuning.trials) (1)" in one
     assert "uniform random orders the areas are measured against (1," in one
-    assert "test samples (60, perturbation.test_samples)" in one
+    assert "test samples (40, perturbation.test_samples)" in one
     assert "95.0% interval [low, high]" in one and "1000 resamples" in one
     assert "With one trial the variance across training runs is not measured, nor" in one
     several = copy.deepcopy(config)

@@ -45,11 +45,11 @@ def smollm():
     return plan_of("configs/smollm.yaml")
 
 
-FIVE = ["syn_sst2", "syn_tweet", "syn_mnli", "syn_agnews", "syn_dbpedia"]
+FOUR = ["syn_sst2", "syn_tweet", "syn_agnews", "syn_dbpedia"]
 
 
 def test_default_lists(default):
-    assert list(default.tasks) == FIVE and list(default.models) == ["minilm"]
+    assert list(default.tasks) == FOUR and list(default.models) == ["minilm"]
     assert default.trials == [0, 1, 2] and default.control_trials == [0, 1, 2]
     assert default.gguf_models == {} and default.model_files("minilm") == []
     # tasks: auto takes the first sentiment task for both stages, and says so
@@ -59,59 +59,59 @@ def test_default_lists(default):
     }
     assert default.random_words_draws == [0, 1, 2] and default.random_words_trials == [0]
     assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0, 1, 2]
-    assert default.ablation_tasks == [] and default.paper_b_tasks == FIVE
+    assert default.ablation_tasks == [] and default.paper_b_tasks == FOUR
 
 
 def test_default_figure_tasks(default):
-    # A-F1 binary sentiment (SST-2's twin), A-F2 three-way inference (MNLI's), A-F4 the
-    # first three-way sentiment task (Tweet's), A-F7 the first sentiment task trained.
+    # A-F1 binary sentiment (SST-2's twin); A-F2 a three-way task (the default has no
+    # inference task: Tweet's twin); A-F4 the first three-way sentiment task (Tweet's);
+    # A-F7 the first sentiment task trained.
     assert default.figure_tasks == {
         "A-F1": ["syn_sst2"],
-        "A-F2": ["syn_mnli"],
+        "A-F2": ["syn_tweet"],
         "A-F4": ["syn_tweet"],
         "A-F7": ["syn_sst2"],
     }
-    assert default.figure_task("A-F2") == "syn_mnli"
+    assert default.figure_task("A-F2") == "syn_tweet"
 
 
 def test_default_paper_b_groups_orders_and_similarities(default):
     # First task of each type trains, the others test (paper B's Table 3 rule).
     assert default.groups("minilm") == {
-        "cls": (["syn_sst2", "syn_mnli", "syn_agnews"], ["syn_tweet", "syn_dbpedia"])
+        "cls": (["syn_sst2", "syn_agnews"], ["syn_tweet", "syn_dbpedia"])
     }
     assert default.generation_tasks == [] and not default.generation_on
     assert default.generalization_models == ["minilm"]
     assert default.controlled == {"q10": 0.1}
     assert default.controlled_pairs("minilm") == ["cls-cls"]
     assert default.similarities == ["centroid", "norm_weighted_overlap"]
-    # paper B's order 1 on the twins: DBPedia, Amazon (sst2), Yahoo (mnli), AGNews
-    order = ["syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews"]
+    # paper B's order 1 on the twins, without Yahoo's stand-in: DBPedia, Amazon (sst2), AGNews
+    order = ["syn_dbpedia", "syn_sst2", "syn_agnews"]
     assert default.continual_orders == {"order1": order}
     assert default.continual_tasks == order
 
 
 def test_default_paths(default):
     assert default.task_files("minilm", "x/{task}.json") == [
-        f"results/minilm/x/{task}.json" for task in FIVE
+        f"results/minilm/x/{task}.json" for task in FOUR
     ]
     assert default.control_files("minilm", "random_model") == [
         f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
-        for task in FIVE
+        for task in FOUR
         for trial in range(3)
     ]
     splits = default.split_files()
-    assert len(splits) == 5 * 3 + 2 * 2 * 3  # two three-way tasks with two subtasks each
-    assert "data/splits/syn_mnli/subtasks/entailment_vs_contradiction/dev.parquet" in splits
+    assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks
     assert default.subtask_files("syn_sst2", "dev") == []
     assert default.proportion_tasks("minilm", "cls") == [
-        "syn_sst2", "syn_mnli", "syn_agnews", "syn_tweet", "syn_dbpedia",
+        "syn_sst2", "syn_agnews", "syn_tweet", "syn_dbpedia",
     ]  # fmt: skip
     one = plan_of(paper_b={"runs": 1})  # the default's 3 runs: run0/ to run2/
     assert one.generalization_files("minilm") == {
         "group": ["results/minilm/paper_b/generalization/run0/cls/proportions/group.parquet"],
         "single": [
             f"results/minilm/paper_b/generalization/run0/cls/proportions/{task}.parquet"
-            for task in ("syn_sst2", "syn_mnli", "syn_agnews")
+            for task in ("syn_sst2", "syn_agnews")
         ],
         "controlled": [
             "results/minilm/paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
@@ -123,7 +123,7 @@ def test_default_paths(default):
     ]
     three = default.generalization_files("minilm")
     assert {key: len(files) for key, files in three.items()} == {
-        "group": 3, "single": 9, "controlled": 3,
+        "group": 3, "single": 6, "controlled": 3,
     }  # fmt: skip
     assert {f.split("/")[4] for f in three["single"]} == {"run0", "run1", "run2"}
     inputs = default.findings_inputs("minilm")
@@ -148,7 +148,7 @@ def test_default_targets(default):
     assert "results/minilm/figures/A-F12.png" in a and "results/minilm/figures/A-F13.png" in a
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
-    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FIVE]
+    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FOUR]
     pages = ["results/minilm/explorer", "results/minilm/verdicts.html"]
     assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *pages]
 
@@ -156,12 +156,12 @@ def test_default_targets(default):
 def test_explorer_inputs(default):
     inputs = default.explorer_inputs("minilm")
     assert inputs["test_dumps"] == [
-        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FIVE
+        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FOUR
     ]
     assert (
         inputs["baselines"][0] == "results/minilm/activations/syn_sst2/trial0/baseline.safetensors"
     )
-    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 5
+    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 4
     assert inputs["task_neurons"] == [
         f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
     ]
@@ -300,8 +300,8 @@ def test_figure_and_example_tasks_must_be_configured():
         plan_of(perturbation={"figure_tasks": ["syn_imdb"]})
     with pytest.raises(ConfigError, match="'tuning_methods.example_task': 'syn_agnews' is"):
         plan_of(tuning_methods={"example_task": "syn_agnews"})
-    chosen = plan_of(perturbation={"figure_tasks": ["syn_mnli", "syn_sst2"]})
-    assert chosen.figure_tasks["A-F4"] == ["syn_mnli", "syn_sst2"]
+    chosen = plan_of(perturbation={"figure_tasks": ["syn_agnews", "syn_sst2"]})
+    assert chosen.figure_tasks["A-F4"] == ["syn_agnews", "syn_sst2"]
 
 
 def test_stand_ins_and_no_figure_task_when_none_fits():

@@ -6,7 +6,7 @@ GPTNLI: one training and one test task per type; its generation group trains on
 CNN/DailyMail, SciQA and E2E and tests on XSum, TweetQA and CommonGen. Left unset, the
 groups follow the configured tasks the same way: the first task of each type trains,
 the others test; the continual-learning order is a twin of paper B's order 1 when its
-tasks are configured, else the configured tasks in turn.
+twins are configured, else the configured tasks in turn.
 """
 
 from __future__ import annotations
@@ -51,8 +51,18 @@ def task_groups(
 
 
 #: Paper B's order 1 (DBPedia -> Amazon -> Yahoo -> AGNews) on the synthetic suite:
-#: syn_sst2 stands in for Amazon's reviews, syn_mnli for Yahoo Answers (no twin).
+#: syn_sst2 stands in for Amazon's reviews, syn_mnli for Yahoo Answers, which has no
+#: twin (:data:`STAND_IN`: the order keeps it only where it is configured).
 ORDER1_TWIN = ("syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews")
+STAND_IN = "syn_mnli"
+
+
+def order1_twin(tasks: Sequence[str]) -> list[str] | None:
+    """:data:`ORDER1_TWIN` over ``tasks``: its twins in the order's order, with the
+    stand-in for Yahoo where it is among ``tasks``; None unless every twin is."""
+    if not all(task in tasks for task in ORDER1_TWIN if task != STAND_IN):
+        return None
+    return [task for task in ORDER1_TWIN if task in tasks]
 
 
 def continual_orders(
@@ -64,14 +74,15 @@ def continual_orders(
     ``order2``, ...: ``orders`` as given (config ``paper_b.continual.orders``) over any
     of the ``configured`` tasks (config ``tasks``; default ``tasks``), so the
     benchmarks' own datasets need not join paper B's §4-5 tasks; or, when None,
-    :data:`ORDER1_TWIN` when its tasks are among ``tasks`` (paper_b.tasks), else one
+    :func:`order1_twin` when its twins are among ``tasks`` (paper_b.tasks), else one
     order of ``tasks`` as configured.
     Raises ``ValueError`` naming an order with an unconfigured task or a task twice.
     """
     configured = list(tasks if configured is None else configured)
     if orders is None:
-        if all(task in tasks for task in ORDER1_TWIN):
-            orders = [ORDER1_TWIN]
+        twin = order1_twin(tasks)
+        if twin is not None:
+            orders = [twin]
         else:
             orders = [tasks] if len(tasks) >= 2 else []
     checked = {}
