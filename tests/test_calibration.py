@@ -31,7 +31,7 @@ from skillneurons.reporting.findings import BootstrapSettings, Claim, Units, dec
 
 RUNS, DRAWS, SAMPLES = 3, 3, 40
 #: The units a correlation claim correlates over are not test samples: neurons (AB-T1,
-#: thousands: more power than here) or models x test tasks (B-T4: 8 pairs in the
+#: thousands: more power than here) or models x test tasks (B-T4: 4 pairs in the
 #: default, far less). 60, the size this shape was calibrated at before the default's
 #: test splits went from 60 to 40 samples (at 40 its power is 0.77, under 0.8).
 CORRELATED = 60

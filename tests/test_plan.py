@@ -102,6 +102,7 @@ def test_default_paths(default):
     ]
     splits = default.split_files()
     assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks
+    assert "data/splits/syn_tweet/subtasks/neutral_vs_rest/dev.parquet" in splits
     assert default.subtask_files("syn_sst2", "dev") == []
     assert default.proportion_tasks("minilm", "cls") == [
         "syn_sst2", "syn_agnews", "syn_tweet", "syn_dbpedia",
