@@ -308,14 +308,17 @@ def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
     assert continual_orders(["a", "b"], [["z", "a"]], ["a", "b", "z"]) == {"order1": ["z", "a"]}
     with pytest.raises(ValueError, match="twice"):
         continual_orders(["a", "b"], [["a", "b", "a"]])
-    # Paper B's order 1 on the twins, in the order's order whatever the configured one;
-    # syn_mnli (the stand-in for Yahoo, which has no twin) only where it is configured.
+    # Paper B's order 1 on the twins, in the order's order whatever the configured one:
+    # the twins that are configured, given the first two (syn_mnli stands in for Yahoo,
+    # which has no twin).
     suite = ["syn_sst2", "syn_tweet", "syn_mnli", "syn_agnews", "syn_dbpedia"]
     twin = ["syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews"]
     assert continual_orders(suite, None) == {"order1": twin}
     no_mnli = [task for task in suite if task != "syn_mnli"]
     assert continual_orders(no_mnli, None) == {"order1": ["syn_dbpedia", "syn_sst2", "syn_agnews"]}
-    no_dbpedia = suite[:-1]  # a twin missing: the configured tasks in turn
+    default = ["syn_sst2", "syn_tweet", "syn_dbpedia"]  # the default's: two twins
+    assert continual_orders(default, None) == {"order1": ["syn_dbpedia", "syn_sst2"]}
+    no_dbpedia = ["syn_sst2", "syn_tweet", "syn_agnews"]  # no first twin: the tasks in turn
     assert continual_orders(no_dbpedia, None) == {"order1": no_dbpedia}
 
 

@@ -45,11 +45,11 @@ def smollm():
     return plan_of("configs/smollm.yaml")
 
 
-FOUR = ["syn_sst2", "syn_tweet", "syn_agnews", "syn_dbpedia"]
+THREE = ["syn_sst2", "syn_tweet", "syn_dbpedia"]
 
 
 def test_default_lists(default):
-    assert list(default.tasks) == FOUR and list(default.models) == ["minilm"]
+    assert list(default.tasks) == THREE and list(default.models) == ["minilm"]
     assert default.trials == [0, 1, 2] and default.control_trials == [0, 1, 2]
     assert default.gguf_models == {} and default.model_files("minilm") == []
     # tasks: auto takes the first sentiment task for both stages, and says so
@@ -59,7 +59,7 @@ def test_default_lists(default):
     }
     assert default.random_words_draws == [0, 1, 2] and default.random_words_trials == [0]
     assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0, 1, 2]
-    assert default.ablation_tasks == [] and default.paper_b_tasks == FOUR
+    assert default.ablation_tasks == [] and default.paper_b_tasks == THREE
 
 
 def test_default_figure_tasks(default):
@@ -77,42 +77,40 @@ def test_default_figure_tasks(default):
 
 def test_default_paper_b_groups_orders_and_similarities(default):
     # First task of each type trains, the others test (paper B's Table 3 rule).
-    assert default.groups("minilm") == {
-        "cls": (["syn_sst2", "syn_agnews"], ["syn_tweet", "syn_dbpedia"])
-    }
+    assert default.groups("minilm") == {"cls": (["syn_sst2", "syn_dbpedia"], ["syn_tweet"])}
     assert default.generation_tasks == [] and not default.generation_on
     assert default.generalization_models == ["minilm"]
     assert default.controlled == {"q10": 0.1}
     assert default.controlled_pairs("minilm") == ["cls-cls"]
     assert default.similarities == ["centroid", "norm_weighted_overlap"]
-    # paper B's order 1 on the twins, without Yahoo's stand-in: DBPedia, Amazon (sst2), AGNews
-    order = ["syn_dbpedia", "syn_sst2", "syn_agnews"]
+    # paper B's order 1 on the configured twins: DBPedia, Amazon (sst2)
+    order = ["syn_dbpedia", "syn_sst2"]
     assert default.continual_orders == {"order1": order}
     assert default.continual_tasks == order
 
 
 def test_default_paths(default):
     assert default.task_files("minilm", "x/{task}.json") == [
-        f"results/minilm/x/{task}.json" for task in FOUR
+        f"results/minilm/x/{task}.json" for task in THREE
     ]
     assert default.control_files("minilm", "random_model") == [
         f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
-        for task in FOUR
+        for task in THREE
         for trial in range(3)
     ]
     splits = default.split_files()
-    assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks
+    assert len(splits) == 3 * 3 + 2 * 3  # one three-way task with two subtasks
     assert "data/splits/syn_tweet/subtasks/neutral_vs_rest/dev.parquet" in splits
     assert default.subtask_files("syn_sst2", "dev") == []
     assert default.proportion_tasks("minilm", "cls") == [
-        "syn_sst2", "syn_agnews", "syn_tweet", "syn_dbpedia",
+        "syn_sst2", "syn_dbpedia", "syn_tweet",
     ]  # fmt: skip
     one = plan_of(paper_b={"runs": 1})  # the default's 3 runs: run0/ to run2/
     assert one.generalization_files("minilm") == {
         "group": ["results/minilm/paper_b/generalization/run0/cls/proportions/group.parquet"],
         "single": [
             f"results/minilm/paper_b/generalization/run0/cls/proportions/{task}.parquet"
-            for task in ("syn_sst2", "syn_agnews")
+            for task in ("syn_sst2", "syn_dbpedia")
         ],
         "controlled": [
             "results/minilm/paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
@@ -149,7 +147,7 @@ def test_default_targets(default):
     assert "results/minilm/figures/A-F12.png" in a and "results/minilm/figures/A-F13.png" in a
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
-    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FOUR]
+    rankings = [f"results/minilm/rankings/{task}.parquet" for task in THREE]
     pages = ["results/minilm/explorer", "results/minilm/verdicts.html"]
     assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *pages]
 
@@ -157,12 +155,12 @@ def test_default_targets(default):
 def test_explorer_inputs(default):
     inputs = default.explorer_inputs("minilm")
     assert inputs["test_dumps"] == [
-        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FOUR
+        f"results/minilm/activations/{task}/trial0/test.parquet" for task in THREE
     ]
     assert (
         inputs["baselines"][0] == "results/minilm/activations/syn_sst2/trial0/baseline.safetensors"
     )
-    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 4
+    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 3
     assert inputs["task_neurons"] == [
         f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
     ]
@@ -299,10 +297,10 @@ def test_no_values_is_one_regex():
 def test_figure_and_example_tasks_must_be_configured():
     with pytest.raises(ConfigError, match=r"'perturbation.figure_tasks': \['syn_imdb'\]"):
         plan_of(perturbation={"figure_tasks": ["syn_imdb"]})
-    with pytest.raises(ConfigError, match="'tuning_methods.example_task': 'syn_agnews' is"):
-        plan_of(tuning_methods={"example_task": "syn_agnews"})
-    chosen = plan_of(perturbation={"figure_tasks": ["syn_agnews", "syn_sst2"]})
-    assert chosen.figure_tasks["A-F4"] == ["syn_agnews", "syn_sst2"]
+    with pytest.raises(ConfigError, match="'tuning_methods.example_task': 'syn_dbpedia' is"):
+        plan_of(tuning_methods={"example_task": "syn_dbpedia"})
+    chosen = plan_of(perturbation={"figure_tasks": ["syn_dbpedia", "syn_sst2"]})
+    assert chosen.figure_tasks["A-F4"] == ["syn_dbpedia", "syn_sst2"]
 
 
 def test_stand_ins_and_no_figure_task_when_none_fits():

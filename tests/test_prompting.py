@@ -8,7 +8,13 @@ from skillneurons.models.encoding import EncodedSplit, encode_split
 from skillneurons.models.loading import LoadedModel, ModelSourceError, load_model
 from skillneurons.models.prompted import PromptedClassifier, load_prompt, write_prompt
 from skillneurons.models.sites import ffn_sites
-from skillneurons.models.training import TrainingSettings, accuracy, majority_rate, train
+from skillneurons.models.training import (
+    TrainingSettings,
+    accuracy,
+    majority_rate,
+    run_metrics,
+    train,
+)
 from skillneurons.models.verbalizer import label_token_ids
 from skillneurons.neurons.activations import prompt_activations
 from tiny_models import FAMILIES, tiny, word_tokenizer
@@ -276,6 +282,26 @@ def test_a_run_that_ends_at_max_steps_is_not_converged(caplog):
     # theta reaches 0.4 at step 4: dev accuracy still rising (0.5, 0.5, 0.75, 0.75).
     assert result.steps == 4 and not result.converged
     assert "raise max_steps" in caplog.text
+
+
+def test_one_evaluation_at_the_last_step_is_skipped_and_the_last_state_kept():
+    # eval_every >= max_steps: the only evaluation would select nothing (issue 37), so
+    # evaluate is never called; theta ends at about 0.1 x 7 (dev accuracy 0.5 there,
+    # where step 5's state had 1.0: nothing is restored).
+    model = ThresholdClassifier([0.25, 0.45, 0.65, 0.85])
+    train_split = EncodedSplit([[i] for i in range(4)], None, torch.ones(4, dtype=torch.long))
+    calls = []
+    once = TrainingSettings(learning_rate=0.1, batch_size=4, max_steps=7, eval_every=7)
+    result = train(
+        model, train_split, train_split, once, pad_id=0, progress=False,
+        evaluate=lambda m: calls.append(m) or 1.0,
+    )  # fmt: skip
+    assert calls == [] and result.dev_curve == []
+    assert result.steps == result.best_step == 7 and not result.converged
+    assert result.best_dev_accuracy != result.best_dev_accuracy  # NaN: not measured
+    assert model.theta.item() == pytest.approx(0.7, abs=0.03)
+    assert torch.equal(model.theta.detach(), result.best_state["theta"])
+    assert run_metrics(result, 0.5)["dev_accuracy"] is None
 
 
 def test_prompt_file_round_trip(tmp_path):

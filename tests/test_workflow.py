@@ -43,15 +43,14 @@ def test_dry_run_builds_the_dag(sandbox, configfile):
 
 
 #: Rules whose job computes every run (paper_b.runs) or trial of a condition (issue 37),
-#: with their jobs on the default config: one per task, random-words draw (3) and
-#: seed-only control (3), multi-task kind, paper-B condition.
+#: with their jobs on the default config: one per task, multi-task kind, paper-B
+#: condition.
 MERGED = {
-    "dump_activations": 4,
-    "dump_activations_random_words": 6,
-    "control_top_neuron": 4,
+    "dump_activations": 3,
+    "control_top_neuron": 3,
     "deactivation": 1,
-    "neuron_training": 4,
-    "per_task_training": 3,
+    "neuron_training": 3,
+    "per_task_training": 2,
     "proportion_training": 3,
     "controlled_overlap": 1,
     "similarity_model": 2,
@@ -87,16 +86,22 @@ def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
     counts = job_counts(sandbox, "--configfile", "config.yaml", runs_overlay(sandbox, "3.yaml", 3))
     assert {rule: counts[rule] for rule in MERGED} == MERGED
     assert {rule: one[rule] for rule in MERGED} == MERGED
-    # only the prompt-tuning trials' jobs (passes of one trial here) grow: 4 tasks and
-    # 6 random-words prompts (3 draws, 3 seed-only controls), 2 more trials each
+    # only the prompt-tuning trials' jobs (passes of one trial here) grow: 3 tasks, 2
+    # more trials each; the random-words prompts: with one trial a draw, draw d's
+    # seed-only control is main trial d where there is one (1 main trial: draws 1 and 2
+    # train theirs, 5 prompts), with 3 every control trains (3 draws and 3 controls, 3
+    # trials each: 18 prompts, one more dump job)
     grown = {rule: counts[rule] - one[rule] for rule in counts if counts[rule] != one[rule]}
-    trial_jobs = {"prompt_tuning": 8, "prompt_tuning_trial": 8}
-    trial_jobs |= {"prompt_tuning_random_words": 12, "prompt_tuning_random_words_trial": 12}
+    trial_jobs = {"prompt_tuning": 6, "prompt_tuning_trial": 6}
+    trial_jobs |= {"prompt_tuning_random_words": 13, "prompt_tuning_random_words_trial": 13}
+    assert one["dump_activations_random_words"] == 5
     # (one job per run and trial, before issue 37, added (3 - 1) x 35 more)
-    assert grown == {**trial_jobs, "total": 40}, grown
-    # the default: the 3 trials of a task train in one pass (trials_per_pass 3)
+    assert grown == {**trial_jobs, "dump_activations_random_words": 1, "total": 39}, grown
+    # the default: the 3 trials of a task train in one pass (trials_per_pass 3), and
+    # the 3 draws' controls are the 3 main trials (no control is retrained)
     default = job_counts(sandbox)
-    assert default["prompt_tuning"] == 4 and default["prompt_tuning_trial"] == 12
+    assert default["prompt_tuning"] == 3 and default["prompt_tuning_trial"] == 9
+    assert default["prompt_tuning_random_words"] == default["dump_activations_random_words"] == 3
 
 
 def test_unknown_task_fails_before_any_job(sandbox):
@@ -303,15 +308,16 @@ def test_smoke_random_label_words(smoke_run):
         for d in (0, 1)
     ]
     assert draws[0]["label_words"] != draws[1]["label_words"]
-    # Each draw its own seed, which the control with the configured words shares.
+    # Draw d has main trial d's seeds; with one trial a draw, that main trial (the
+    # configured words, the same seeds) is the draw's seed-only control: not retrained.
     assert [m["draw"] for m in draws] == [0, 1]
-    assert [m["seed"] for m in draws] == [7 + 1000, 7 + 2000]
-    control = read_json(
-        results / "random_label_words/control1/prompt_tuning/syn_sst2/trial0/metrics.json"
-    )
-    assert control["seed"] == 7 + 2000 and control["label_words"] == ["Negative", "Positive"]
+    main = read_json(results / "prompt_tuning/syn_sst2/trial1/metrics.json")
+    assert [m["seed"] for m in draws] == [7, 8] and main["seed"] == 8
+    assert not (results / "random_label_words/control1/prompt_tuning").exists()
     ranking = pd.read_parquet(results / "random_label_words/draw1/rankings/syn_sst2.parquet")
-    assert len(ranking) == 2 * 1536
+    control = pd.read_parquet(results / "random_label_words/control1/rankings/syn_sst2.parquet")
+    assert len(ranking) == len(control) == 2 * 1536
+    assert not ranking.equals(control)
     table = pd.read_csv(results / "tables/A-S4.4.csv")
     assert table["task"].tolist() == ["syn_sst2"]
     assert list(table.columns) == [

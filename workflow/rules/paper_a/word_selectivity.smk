@@ -6,7 +6,8 @@ from skillneurons.paper_a.registry import PAPER_A
 
 # Outputs under results/{model}/random_label_words/{variant}{draw}/: variant draw holds
 # random label words of draw d; control the configured label words with draw d's seeds
-# (how much the orders move with the seed alone).
+# (how much the orders move with the seed alone): its ranking from the main
+# prompt-tuning trials with those seeds where they exist, else from its own training.
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -106,11 +107,12 @@ rule prompt_tuning_random_words:
                 "max_length",
             ],
         ),
-        # Each draw its own prompt-init and data-order seeds, shared with its control; a
-        # pass's trials trained together (as rule prompt_tuning).
+        # A draw's seeds, shared with its seed-only control (draw d's first trial: main
+        # trial d's, which is the control where a draw has one trial); a pass's trials
+        # trained together (as rule prompt_tuning).
         trials=lambda w: pass_trials(w.trials),
         seeds=lambda w: [
-            config["seed"] + 1000 * (int(w.draw) + 1) + trial
+            config["seed"] + PLAN.random_words_seed_offset(int(w.draw), trial)
             for trial in pass_trials(w.trials)
         ],
     script:
@@ -173,37 +175,18 @@ use rule rank_neurons as rank_neurons_random_words with:
     input:
         dev="data/splits/{task}/dev.parquet",
         subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
-        baselines=lambda w: PLAN.random_words_files(
-            w.model,
-            "activations/{task}/trial{trial}/baseline.safetensors",
-            [w.task],
-            [w.draw],
-            PLAN.random_words_trials,
-            w.variant,
+        # a seed-only control made of main trials reads their dumps (nothing retrained)
+        baselines=lambda w: PLAN.random_words_dumps(
+            w.model, "baseline.safetensors", w.task, w.variant, int(w.draw)
         ),
-        dev_dumps=lambda w: PLAN.random_words_files(
-            w.model,
-            "activations/{task}/trial{trial}/dev.parquet",
-            [w.task],
-            [w.draw],
-            PLAN.random_words_trials,
-            w.variant,
+        dev_dumps=lambda w: PLAN.random_words_dumps(
+            w.model, "dev.parquet", w.task, w.variant, int(w.draw)
         ),
-        dev_input_dumps=lambda w: PLAN.random_words_files(
-            w.model,
-            "activations/{task}/trial{trial}/dev_input.parquet",
-            [w.task],
-            [w.draw],
-            PLAN.random_words_trials,
-            w.variant,
+        dev_input_dumps=lambda w: PLAN.random_words_dumps(
+            w.model, "dev_input.parquet", w.task, w.variant, int(w.draw)
         ),
-        test_dumps=lambda w: PLAN.random_words_files(
-            w.model,
-            "activations/{task}/trial{trial}/test.parquet",
-            [w.task],
-            [w.draw],
-            PLAN.random_words_trials,
-            w.variant,
+        test_dumps=lambda w: PLAN.random_words_dumps(
+            w.model, "test.parquet", w.task, w.variant, int(w.draw)
         ),
     output:
         ranking="results/{model}/random_label_words/{variant}{draw}/rankings/{task}.parquet",

@@ -3,7 +3,11 @@
 Prompt tuning, adapters, BitFit, full and neuron-only fine-tuning differ only in
 which parameters have ``requires_grad=True``; :func:`train` optimises exactly those
 with Adam, evaluates on dev every ``eval_every`` steps, keeps the best state, and
-stops after ``patience`` evaluations without improvement (paper: 6).
+stops after ``patience`` evaluations without improvement (paper: 6). A run whose only
+evaluation would fall on its last step (``eval_every >= max_steps``) is not evaluated:
+that evaluation could neither select a state nor stop the run (issue 37: evaluation
+only as often as the stopping rule needs), so the last state is kept and its dev
+accuracy is not measured (NaN).
 """
 
 from __future__ import annotations
@@ -165,6 +169,7 @@ def train(
     stepped.eval()
     model.eval()
     evaluations_without_gain = 0
+    selects = settings.eval_every < settings.max_steps
     quiet = not progress or not parallel.is_main
     bar = tqdm(total=settings.max_steps, desc="training", disable=quiet, mininterval=5)
     for step in range(1, settings.max_steps + 1):
@@ -178,7 +183,7 @@ def train(
         bar.update(1)
         bar.set_postfix(loss=f"{loss.item():.3f}")
         result.steps = step
-        if step % settings.eval_every and step != settings.max_steps:
+        if not selects or (step % settings.eval_every and step != settings.max_steps):
             continue
         parallel.gather(trained, model)
         dev_accuracy = evaluate(model)
@@ -197,7 +202,12 @@ def train(
                 result.converged = True
                 break
     bar.close()
-    if not result.converged:
+    if not selects:
+        parallel.gather(trained, model)
+        result.best_step, result.best_state = result.steps, trainable_state(model)
+        result.best_dev_accuracy = float("nan")
+        LOG.info("kept step %d without a dev evaluation (eval_every >= max_steps)", result.steps)
+    elif not result.converged:
         LOG.warning(
             "stopped at max_steps=%d before %d evaluations without a dev gain (best step "
             "%d): the dev curve may still be rising; raise max_steps to let it level off",
@@ -213,14 +223,15 @@ def train(
 def run_metrics(result: TrainingResult, test_accuracy: float) -> dict:
     """What every tuning method reports of a :func:`train` run: the dev curve, best step,
     steps taken, whether the dev curve levelled off before ``max_steps``
-    (:attr:`TrainingResult.converged`), best dev accuracy and the test accuracy of the
-    (best) model."""
+    (:attr:`TrainingResult.converged`), best dev accuracy (None where it was not measured)
+    and the test accuracy of the (best) model."""
+    measured = result.best_dev_accuracy == result.best_dev_accuracy  # not NaN
     return {
         "dev_curve": result.dev_curve,
         "best_step": result.best_step,
         "steps": result.steps,
         "converged": result.converged,
-        "dev_accuracy": result.best_dev_accuracy,
+        "dev_accuracy": result.best_dev_accuracy if measured else None,
         "test_accuracy": test_accuracy,
     }
 

@@ -52,15 +52,15 @@ def task_groups(
 
 #: Paper B's order 1 (DBPedia -> Amazon -> Yahoo -> AGNews) on the synthetic suite:
 #: syn_sst2 stands in for Amazon's reviews, syn_mnli for Yahoo Answers, which has no
-#: twin (:data:`STAND_IN`: the order keeps it only where it is configured).
+#: twin. The order keeps the twins that are configured, given its first two (the
+#: default's three tasks: DBPedia, then Amazon's stand-in).
 ORDER1_TWIN = ("syn_dbpedia", "syn_sst2", "syn_mnli", "syn_agnews")
-STAND_IN = "syn_mnli"
 
 
 def order1_twin(tasks: Sequence[str]) -> list[str] | None:
-    """:data:`ORDER1_TWIN` over ``tasks``: its twins in the order's order, with the
-    stand-in for Yahoo where it is among ``tasks``; None unless every twin is."""
-    if not all(task in tasks for task in ORDER1_TWIN if task != STAND_IN):
+    """:data:`ORDER1_TWIN` over ``tasks``: the twins among ``tasks`` in the order's order;
+    None unless the order's first two (DBPedia's and Amazon's twins) are among them."""
+    if not all(task in tasks for task in ORDER1_TWIN[:2]):
         return None
     return [task for task in ORDER1_TWIN if task in tasks]
 
@@ -74,7 +74,7 @@ def continual_orders(
     ``order2``, ...: ``orders`` as given (config ``paper_b.continual.orders``) over any
     of the ``configured`` tasks (config ``tasks``; default ``tasks``), so the
     benchmarks' own datasets need not join paper B's §4-5 tasks; or, when None,
-    :func:`order1_twin` when its twins are among ``tasks`` (paper_b.tasks), else one
+    :func:`order1_twin` when its first two twins are among ``tasks`` (paper_b.tasks), else one
     order of ``tasks`` as configured.
     Raises ``ValueError`` naming an order with an unconfigured task or a task twice.
     """

@@ -32,6 +32,30 @@ class PaperAPlan:
         )
         self.figure_tasks = self._figure_tasks()
 
+    def random_words_seed_offset(self, draw: int, trial: int) -> int:
+        """What config ``seed`` is offset by for trial ``trial`` of draw ``draw`` and its
+        seed-only control: ``draw`` for a draw's first trial (main prompt-tuning trial
+        ``draw``'s seeds), ``1000 * (draw + 1) + trial`` for its others. Each offset stays
+        as draws or trials are added (no complete pass reruns)."""
+        return draw if trial == 0 else 1000 * (draw + 1) + trial
+
+    def reuses_main_trials(self, draw: int) -> bool:
+        """Whether draw ``draw``'s seed-only control is main prompt-tuning trial ``draw``
+        itself (same label words, same seeds: nothing retrained): where a draw has one
+        trial (``random_label_words.trials: 1``) and ``draw < prompt_tuning.trials``."""
+        return len(self.random_words_trials) == 1 and draw < len(self.trials)
+
+    def random_words_dumps(self, model: str, name: str, task: str, variant: str, draw: int):
+        """The per-trial activation files ``name`` (``dev.parquet``, ...) behind one
+        random-label-word ranking: the draw's own, or for a control the main trials'
+        (:meth:`reuses_main_trials`) or its own."""
+        if variant == "control" and self.reuses_main_trials(draw):
+            return [f"results/{model}/activations/{task}/trial{draw}/{name}"]
+        pattern = f"activations/{{task}}/trial{{trial}}/{name}"
+        return self.random_words_files(
+            model, pattern, [task], [draw], self.random_words_trials, variant
+        )
+
     def random_words_pass(self, trial: int) -> str:
         """The name of the random-label-word pass that trains ``trial`` (as
         :meth:`skillneurons.plan.Plan.prompt_pass`, over ``random_label_words.trials``)."""
