@@ -257,6 +257,11 @@ def test_correlation_claim_resamples_tasks():
     )
     one_trial = correlation_claim(scores, types, BootstrapSettings(resamples=100), trials=1)
     assert one_trial["verdict"] == "inconclusive" and "1 training run" in one_trial["note"]
+    # three tasks, two of one type (the default's): one same-type pair, nothing to resample
+    three = {task: scores[task] for task in ("a0", "a1", "b0")}
+    row = correlation_claim(three, types, SETTINGS, trials=3)
+    assert row["verdict"] == "not measured" and "one same-type pair" in row["note"]
+    assert row["estimate"] != row["estimate"]  # NaN
 
 
 def test_label_word_claims_compare_with_the_paper_and_the_seed_only_controls():

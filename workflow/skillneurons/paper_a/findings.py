@@ -308,6 +308,14 @@ def correlation_claim(
     matrix = np.array([[_layer_mean_spearman(a, b) for b in ranks] for a in ranks])
     if not np.isfinite(pair_contrast(matrix, kinds, every)):
         return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
+    same = sum(kinds[a] == kinds[b] for a in every for b in every if a < b)
+    if same < 2:
+        why = (
+            "one same-type pair of tasks: every resample of the tasks that has a "
+            "same-type and a cross-type pair gives the same contrast (a fourth task of "
+            "a configured type adds a pair)"
+        )
+        return unavailable(CORRELATION, why)
     units = Units(samples={"tasks": len(tasks)}, training_runs=trials)
     return decide(
         CORRELATION,
