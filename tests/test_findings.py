@@ -262,6 +262,10 @@ def test_correlation_claim_resamples_tasks():
     row = correlation_claim(three, types, SETTINGS, trials=3)
     assert row["verdict"] == "not measured" and "one same-type pair" in row["note"]
     assert row["estimate"] != row["estimate"]  # NaN
+    # with a fourth task of a third type the cross-type pairs vary between resamples
+    four = {**three, "c0": shared[1] + 0.3 * generator.random((2, 300))}
+    row = correlation_claim(four, {**types, "c0": "c"}, SETTINGS, trials=3)
+    assert row["verdict"] != "not measured" and row["ci_low"] < row["ci_high"], row
 
 
 def test_label_word_claims_compare_with_the_paper_and_the_seed_only_controls():

@@ -309,7 +309,8 @@ def correlation_claim(
     if not np.isfinite(pair_contrast(matrix, kinds, every)):
         return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
     same = sum(kinds[a] == kinds[b] for a in every for b in every if a < b)
-    if same < 2:
+    if same == 1 and len(tasks) == 3:
+        # a resample with a same-type and a cross-type pair holds all three tasks
         why = (
             "one same-type pair of tasks: every resample of the tasks that has a "
             "same-type and a cross-type pair gives the same contrast (a fourth task of "
