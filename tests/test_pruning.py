@@ -1,5 +1,6 @@
 """Pruning to skill neurons (paper A §6.1): folding, shrinking, saving, speed and FLOPs."""
 
+import copy
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -33,7 +34,13 @@ from skillneurons.paper_a.pruning import (
     retuning_settings,
     save_pruned_model,
 )
-from skillneurons.paper_a.speed import compare_speed, elementwise_ops, forward_flops
+from skillneurons.paper_a.speed import (
+    compare_speed,
+    elementwise_ops,
+    floor_classifier,
+    forward_flops,
+    kept_share,
+)
 from tiny_models import FAMILIES as MODELS
 from tiny_models import tiny, word_tokenizer
 
@@ -351,6 +358,33 @@ def test_compare_speed_reports_ratio_of_medians():
     assert result["work_efficiency"] == pytest.approx(result["speedup"] / result["work_bound"])
     cpu = result["unpruned_cpu_median_s"] / result["pruned_cpu_median_s"]
     assert result["cpu_speedup"] == pytest.approx(cpu)
+    full, least = result["unpruned_median_s"], result["floor_median_s"]
+    assert result["kept_share"] == pytest.approx(2 / 64)  # 1 of 32 neurons in each layer
+    assert result["time_bound"] == pytest.approx(full / (least + (full - least) / 32))
+    assert result["time_efficiency"] == pytest.approx(result["speedup"] / result["time_bound"])
+
+
+def test_floor_classifier_removes_the_kept_neurons_of_the_pruned_layers_only():
+    words = ["Negative", "Positive"]
+    unpruned = PromptedClassifier(tiny("masked_lm", word_tokenizer()), words, 2)
+    small = tiny("masked_lm", word_tokenizer())
+    prune_model(small.model, {1: np.array([0, 5, 9])}, torch.ones(2, 32))
+    pruned = PromptedClassifier(small, words, 2)
+    assert kept_share(unpruned, pruned) == pytest.approx(3 / 32)
+    with pytest.raises(ValueError, match="no layer narrower"):
+        kept_share(unpruned, unpruned)
+    floor = floor_classifier(unpruned, pruned)
+    assert [site.width for site in ffn_sites(floor.backbone)] == [32, 0]
+    assert [site.width for site in ffn_sites(pruned.backbone)] == [32, 3]  # untouched
+    # zero width = the kept neurons' output columns at zero, the folded bias kept
+    silenced = copy.deepcopy(pruned)
+    with torch.no_grad():
+        output_weight(ffn_sites(silenced.backbone)[1]).zero_()
+    batch = tiny_split(word_tokenizer()).batch(range(4), unpruned.pad_id)
+    inputs = {key: value for key, value in batch.items() if key != "labels"}
+    with torch.inference_mode():
+        torch.testing.assert_close(floor(**inputs), silenced(**inputs))
+        assert not torch.allclose(floor(**inputs), pruned(**inputs))
 
 
 def test_pruning_table_rows():
@@ -364,8 +398,20 @@ def test_pruning_table_rows():
     ]
     speed = {
         "t1": [
-            {"speedup": 1.5, "cpu_speedup": 1.4, "flop_bound": 1.6, "work_bound": 1.5},
-            {"speedup": 1.7, "cpu_speedup": 1.6, "flop_bound": 1.6, "work_bound": 1.7},
+            {
+                "speedup": 1.5,
+                "cpu_speedup": 1.4,
+                "flop_bound": 1.6,
+                "work_bound": 1.5,
+                "time_bound": 1.4,
+            },
+            {
+                "speedup": 1.7,
+                "cpu_speedup": 1.6,
+                "flop_bound": 1.6,
+                "work_bound": 1.7,
+                "time_bound": 1.8,
+            },
         ]
     }
     table = pruning_table(prompt, pruned, speed)
@@ -375,4 +421,5 @@ def test_pruning_table_rows():
     assert row["speedup"] == pytest.approx(1.6) and row["flop_bound"] == pytest.approx(1.6)
     assert row["efficiency"] == pytest.approx(1.0) and row["cpu_speedup"] == pytest.approx(1.5)
     assert row["work_bound"] == pytest.approx(1.6) and row["work_efficiency"] == pytest.approx(1.0)
+    assert row["time_bound"] == pytest.approx(1.6) and row["time_efficiency"] == pytest.approx(1.0)
     assert isinstance(table, pd.DataFrame) and list(table["task"]) == ["t1"]

@@ -395,6 +395,10 @@ def test_smoke_pruning_models_speed_and_table(smoke_run):
         for entry in trials:
             assert entry["flop_bound"] > 1 and entry["speedup"] > 0 and entry["threads"] == 1
             assert 1 < entry["work_bound"] < entry["flop_bound"]
+            full, least = entry["unpruned_median_s"], entry["floor_median_s"]
+            share = entry["kept_share"]
+            assert share == pytest.approx(sum(entry["widths"]) / (2 * 1536))
+            assert entry["time_bound"] == pytest.approx(full / (least + share * (full - least)))
             assert entry["batch_size"] == 4 and entry["repeats"] == 3
     table = pd.read_csv(results / "tables/A-T4.csv")
     assert table["task"].tolist() == ["syn_sst2", "syn_tweet", "syn_agnews"]
@@ -410,6 +414,8 @@ def test_smoke_pruning_models_speed_and_table(smoke_run):
         "efficiency",
         "work_bound",
         "work_efficiency",
+        "time_bound",
+        "time_efficiency",
         "prompt_tuning_mean",
         "prompt_tuning_std",
         "pruned_mean",

@@ -1,6 +1,6 @@
 """Rule pruning_speed: CPU inference time of every pruned model against the unpruned one on
-the same test batch, after warm-up, in turns, and the FLOP and work bounds (paper A,
-Table 4)."""
+the same test batch, after warm-up, in turns, and its FLOP, work and time bounds
+(paper A, Table 4)."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.infra.io import read_json, write_json
@@ -26,7 +26,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards) as log:
         classifiers = [classifier_from_prompt_file(loaded, prompt) for loaded in (base, pruned)]
         result = compare_speed(*classifiers, batch, params.repeats, params.warmup)
         results[task].append({"trial": meta["trial"], "widths": meta["widths"], **result})
-        log.info("%s trial %d: speedup %.2fx, FLOP bound %.2fx, work bound %.2fx", task,
-                 meta["trial"], result["speedup"], result["flop_bound"],
-                 result["work_bound"])  # fmt: skip
+        log.info("%s trial %d: speedup %.2fx, bounds: FLOP %.2fx, work %.2fx, time %.2fx",
+                 task, meta["trial"], result["speedup"], result["flop_bound"],
+                 result["work_bound"], result["time_bound"])  # fmt: skip
     write_json(snakemake.output[0], {"model": snakemake.wildcards.model, "tasks": results})

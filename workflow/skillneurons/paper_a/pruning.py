@@ -392,9 +392,11 @@ def pruning_table(
     ``test_accuracy`` (the pruned ones also ``parameter_fraction``); ``speed`` maps a
     task to its per-trial :func:`skillneurons.paper_a.speed.compare_speed` results. Accuracy is
     "mean ± std" over trials in %; parameter fraction, speedup (wall clock), CPU-time
-    speedup, FLOP bound and work bound (the bound that counts the work pruning cannot
-    remove, :func:`skillneurons.paper_a.speed.elementwise_ops`) are means over trials;
-    ``efficiency`` and ``work_efficiency`` are speedup / each bound.
+    speedup, FLOP bound, work bound (which also counts, in operations, the work pruning
+    cannot remove: :func:`skillneurons.paper_a.speed.elementwise_ops`) and time bound
+    (which measures that work: :func:`skillneurons.paper_a.speed.floor_classifier`) are
+    means over trials; ``efficiency``, ``work_efficiency`` and ``time_efficiency`` are
+    speedup / each bound.
     """
     from skillneurons.reporting.stats import accuracy_summary
 
@@ -408,6 +410,7 @@ def pruning_table(
         cpu_speedup = float(np.mean([s["cpu_speedup"] for s in speed[task]]))
         bound = float(np.mean([s["flop_bound"] for s in speed[task]]))
         work_bound = float(np.mean([s["work_bound"] for s in speed[task]]))
+        time_bound = float(np.mean([s["time_bound"] for s in speed[task]]))
         rows.append(
             {
                 "task": task,
@@ -421,6 +424,8 @@ def pruning_table(
                 "efficiency": speedup / bound,
                 "work_bound": work_bound,
                 "work_efficiency": speedup / work_bound,
+                "time_bound": time_bound,
+                "time_efficiency": speedup / time_bound,
                 "prompt_tuning_mean": pt_mean,
                 "prompt_tuning_std": pt_std,
                 "pruned_mean": pr_mean,
