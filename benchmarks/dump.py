@@ -14,8 +14,11 @@ from skillneurons.models.loading import load_model
 from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.neurons.activations import dump_activations
 
-#: Dump / bare forward.
-TARGET = 1.15
+#: Dump / bare forward. The dump's forward stops at the last layer's activations (about
+#: 5% less work than a whole forward), but its own work, copying the captured blocks
+#: to float16 and writing them (19 MB of Parquet at about 1 GB/s), costs about 10% of a
+#: forward at these sizes: 1.06 measured.
+TARGET = 1.10
 
 
 def run(repeats: int, samples: int = 128, batch_size: int = 64) -> Row:
@@ -36,20 +39,22 @@ def run(repeats: int, samples: int = 128, batch_size: int = 64) -> Row:
                 classifier(**split.batch(rows, pad))
 
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "dev.parquet"
+        paths = (Path(folder) / f"dev{call}.parquet" for call in range(repeats + 1))
 
         def dump() -> None:
+            # a new file each call, as in a job (which writes no file twice): replacing
+            # the last call's file would time its deletion too
             dump_activations(
                 classifier,
                 split,
                 list(range(samples)),
-                path,
+                next(paths),
                 batch_size=batch_size,
                 metadata={"split": "dev"},
             )
 
         times = median_times({"forward": forward, "dump": dump}, repeats, warmup=1)
-        megabytes = path.stat().st_size / 1e6
+        megabytes = (Path(folder) / "dev0.parquet").stat().st_size / 1e6
     bare, dumped = times["forward"]["median_s"], times["dump"]["median_s"]
     return Row(
         "dump",

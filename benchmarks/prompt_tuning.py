@@ -12,8 +12,11 @@ from skillneurons.models.encoding import encode_split
 from skillneurons.models.loading import load_model
 from skillneurons.models.prompted import PromptedClassifier
 
-#: Frozen-backbone step / forward.
-TARGET = 2.3
+#: Frozen-backbone step / forward. A frozen step's floor is about 2.1: its backward
+#: repeats the forward's GEMMs once (activation gradients only) and adds the elementwise
+#: backward (GELU, softmax, norms), so the step measures 2.09-2.11 here; the target
+#: leaves that run-to-run spread room.
+TARGET = 2.15
 
 
 def run(repeats: int, batch_size: int = 16, prompt_length: int = 8) -> Row:

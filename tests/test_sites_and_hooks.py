@@ -217,6 +217,29 @@ def test_hooks_removed_even_after_exception(case):
     assert hook_counts(model) == before
 
 
+def test_stop_ends_the_forward_at_the_last_recorded_layer_with_the_same_activations(case):
+    model, _, _, _, ids = case
+    sites = ffn_sites(model)
+    with torch.no_grad(), capture_activations(model, positions=[1, 3]) as full:
+        run(model, ids)
+    seen, handles = record_inputs({s.layer: s.output_projection for s in sites})
+    after = []
+    with torch.no_grad(), capture_activations(model, [1, 3], layers=[0], stop=True) as first:
+        run(model, ids)
+        after.append("ran")  # skipped: the forward ended inside the block
+    for handle in handles:
+        handle.remove()
+    assert after == [] and list(seen) == []  # layer 0's output projection never ran
+    assert torch.equal(first.activations[0], full.activations[0])
+    with torch.no_grad(), capture_activations(model, [1, 3], stop=True) as every:
+        run(model, ids)
+    assert torch.equal(every.stacked(), full.stacked())
+    assert hook_counts(model) == [0] * (2 * len(sites))
+    with pytest.raises(ValueError, match="keep_grad"):
+        with capture_activations(model, keep_grad=True, stop=True):
+            pass
+
+
 def test_weight_shapes(case):
     model, family, width, _, _ = case
     for site in ffn_sites(model):

@@ -48,7 +48,8 @@ def _device(classifier: torch.nn.Module) -> torch.device:
 def _forward_capture(
     classifier: PromptedClassifier, batch: Mapping[str, torch.Tensor], positions
 ) -> torch.Tensor:
-    """Run ``classifier`` (eval mode, inference mode) and return the captured
+    """Run ``classifier`` (eval mode, inference mode) up to its last layer's activations
+    (the rest of the forward is not needed) and return the captured
     ``[batch, layers, positions, neurons]`` in the model's dtype.
 
     The result is stacked outside inference mode, so it is an ordinary tensor that
@@ -57,7 +58,10 @@ def _forward_capture(
     modes = [(module, module.training) for module in classifier.modules()]
     classifier.eval()
     try:
-        with torch.inference_mode(), capture_activations(classifier, positions) as capture:
+        with (
+            torch.inference_mode(),
+            capture_activations(classifier, positions, stop=True) as capture,
+        ):
             classifier(**batch)
     finally:  # restore each module's own mode (a wrapper may train around an eval backbone)
         for module, training in modes:

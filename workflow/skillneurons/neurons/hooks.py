@@ -75,12 +75,17 @@ class ActivationCapture:
         return torch.stack([self.activations[layer] for layer in self.layers], dim=1)
 
 
+class _Recorded(Exception):
+    """Raised by the last capture hook of ``capture_activations(..., stop=True)``."""
+
+
 @contextmanager
 def capture_activations(
     model: nn.Module,
     positions: Sequence[int] | torch.Tensor | slice | None = None,
     layers: Iterable[int] | None = None,
     keep_grad: bool = False,
+    stop: bool = False,
 ) -> Iterator[ActivationCapture]:
     """Record the neuron activations ``a`` (Eq. 2 of paper A) of every forward pass.
 
@@ -94,6 +99,11 @@ def capture_activations(
         ``capture.activations[layer].grad`` holds ``dL/da`` (paper B's attribution).
         If ``a`` does not require grad (frozen model), the captured tensor is made a
         leaf that does, and the forward continues from it.
+    stop : end the forward pass once the last recorded layer's ``a`` is recorded: that
+        layer's output projection, the layers above it and the head do not run, and the
+        rest of the ``with`` block is skipped. For a block that holds one forward pass
+        whose outputs it does not need (activation dumps: the recorded values are the
+        same). Not with ``keep_grad``.
 
     Yields
     ------
@@ -101,9 +111,12 @@ def capture_activations(
     overwritten by each forward pass. Hooks run after any :func:`edit_activations`
     hooks, so a capture sees edited values. Hooks are removed on exit, even on error.
     """
+    if stop and keep_grad:
+        raise ValueError("capture_activations: stop skips the backward keep_grad is for")
     sites = select_sites(model, layers)
     capture = ActivationCapture(layers=tuple(site.layer for site in sites))
     hooks = _Hooks()
+    last = sites[-1].layer if sites else None
 
     def make_hook(site: FFNSite):
         def hook(module, args):
@@ -113,6 +126,8 @@ def capture_activations(
             captured = a if index is None else a.index_select(1, index)
             if not keep_grad:
                 capture.activations[site.layer] = captured.detach()
+                if stop and site.layer == last:
+                    raise _Recorded
                 return None
             if not captured.requires_grad and torch.is_grad_enabled():
                 captured = captured.detach().requires_grad_(True)
@@ -132,6 +147,8 @@ def capture_activations(
             hooks.watch_token_shape(site)
             hooks.handles.append(site.output_projection.register_forward_pre_hook(make_hook(site)))
         yield capture
+    except _Recorded:
+        pass
     finally:
         hooks.remove()
 
