@@ -2,7 +2,8 @@
 together, one forward pass of ``3 x B`` rows per step
 (:func:`skillneurons.models.trial_training.train_trials`), against the same three
 trials trained one after the other (:func:`skillneurons.models.training.train`), on
-MiniLM-L6 with a dev evaluation at the last step (issue 37, item 1).
+MiniLM-L6 with dev evaluations half way and at the last step (issue 37, item 1; a lone
+last-step evaluation would be skipped by both, :func:`skillneurons.models.training.train`).
 
 :func:`curve` measures the same ratio at every ``k`` of :data:`CURVE` (``python -m
 benchmarks --rows trial_batching --curve``): where the ratio stops falling, larger
@@ -50,7 +51,11 @@ def trial_times(
     seeds = list(range(trials))
     settings = [
         TrainingSettings(
-            batch_size=16, eval_batch_size=64, max_steps=steps, eval_every=steps, seed=seed
+            batch_size=16,
+            eval_batch_size=64,
+            max_steps=steps,
+            eval_every=max(steps // 2, 1),
+            seed=seed,
         )
         for seed in seeds
     ]
@@ -84,13 +89,13 @@ def run(
 ) -> Row:
     loaded = minilm(device, tiny)
     split = review_split(loaded, 16 if tiny else 64)
-    steps = 1 if tiny else steps
+    steps = 2 if tiny else steps
     one_by_one, together = trial_times(loaded, split, trials, steps, prompt_length, repeats)
     return Row(
         "trial_batching",
         [
             f"trial_batching: {loaded.source} on {device}, {trials} prompt-tuning trials of "
-            f"{steps} steps (batch 16) and one dev evaluation of {len(split)} samples each",
+            f"{steps} steps (batch 16) and two dev evaluations of {len(split)} samples each",
             f"  one after the other  {1000 * one_by_one:8.1f} ms",
             f"  together             {1000 * together:8.1f} ms",
         ],
@@ -106,10 +111,10 @@ def curve(
     at ``k = 3`` when it is among them (a report only otherwise)."""
     loaded = minilm(device, tiny)
     split = review_split(loaded, 16 if tiny else 64)
-    steps = 1 if tiny else 4
+    steps = 2 if tiny else 4
     header = (
         f"trial_batching curve: {loaded.source} on {device}, trials of {steps} steps "
-        "(batch 16) and one dev evaluation each, trained together / one after the other"
+        "(batch 16) and two dev evaluations each, trained together / one after the other"
     )
 
     def measure(k: int) -> tuple[str, str, float]:

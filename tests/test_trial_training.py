@@ -113,6 +113,37 @@ def test_one_trial_alone_is_the_sequential_run_bit_for_bit():
     assert torch.equal(stacked.classifiers[0].prompts, classifier.prompts)
 
 
+def test_a_lone_last_step_evaluation_is_skipped_together_as_one_by_one(monkeypatch):
+    loaded, train_split, dev_split = setup("masked_lm")
+    once = [
+        TrainingSettings(**{**vars(settings(s)), "max_steps": 3, "eval_every": 3}) for s in SEEDS
+    ]
+    alone = []
+    for seed, trial in zip(SEEDS, once, strict=True):
+        (classifier,) = classifiers(loaded, [seed])
+        alone.append(
+            (classifier, train(classifier, train_split, dev_split, trial, 0, progress=False))
+        )
+
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("the dev split was scored")
+
+    monkeypatch.setattr("skillneurons.models.trial_training.predict_trials", no_evaluation)
+    stacked = StackedPrompts(classifiers(loaded, SEEDS))
+    together = train_trials(stacked, train_split, dev_split, once, 0)
+    initial = classifiers(loaded, SEEDS)
+    for (classifier, one), tuned, batched, start in zip(
+        alone, stacked.classifiers, together, initial, strict=True
+    ):
+        assert (batched.steps, batched.best_step, batched.dev_curve) == (3, 3, [])
+        assert (one.steps, one.best_step, one.dev_curve) == (3, 3, [])
+        assert batched.best_dev_accuracy != batched.best_dev_accuracy  # NaN: not measured
+        assert one.best_dev_accuracy != one.best_dev_accuracy
+        # the last prompts (step 3), equal to the run's own
+        torch.testing.assert_close(tuned.prompts, classifier.prompts, atol=ATOL, rtol=0)
+        assert not torch.allclose(tuned.prompts, start.prompts)  # trained
+
+
 def test_trials_together_must_share_all_settings_but_the_seed():
     loaded, train_split, dev_split = setup("masked_lm")
     stacked = StackedPrompts(classifiers(loaded, [0, 1]))

@@ -61,7 +61,10 @@ def train_trials(
     the trials' batches through the model as one, and steps Adam on the sum of the
     trials' mean cross-entropies. Every ``eval_every`` steps the running trials are
     scored on dev in one pass per dev batch (:func:`predict_trials`); a trial stops
-    after ``patience`` evaluations without a gain. One process only.
+    after ``patience`` evaluations without a gain. As in :func:`train`, trials whose only
+    evaluation would fall on their last step (``eval_every >= max_steps``) are not
+    evaluated: each keeps its last prompts, its dev accuracy not measured (NaN). One
+    process only.
     """
     if launched_processes() > 1:
         raise ValueError("trials trained together run in one process; launch one")
@@ -80,6 +83,7 @@ def train_trials(
     results = [TrainingResult() for _ in range(trials)]
     without_gain = [0] * trials
     running = list(range(trials))
+    selects = shared.eval_every < shared.max_steps
     stacked.eval()
     for step in range(1, shared.max_steps + 1):
         rows = [row for trial in running for row in next(draws[trial])]
@@ -90,7 +94,7 @@ def train_trials(
         optimizer.step()
         for trial in running:
             results[trial].steps = step
-        if step % shared.eval_every and step != shared.max_steps:
+        if not selects or (step % shared.eval_every and step != shared.max_steps):
             continue
         dev = predict_trials(stacked, dev_split, shared.eval_batch_size, pad_id, running)
         accuracies = (dev == dev_split.labels).float().mean(dim=1).tolist()
@@ -121,6 +125,12 @@ def train_trials(
         running = [trial for trial in running if trial not in stopped]
         if not running:
             break
+    if not selects:
+        for trial, result in enumerate(results):
+            result.best_step, result.best_dev_accuracy = result.steps, float("nan")
+            result.best_state = {"prompts": stacked.prompts[trial].detach().clone()}
+        LOG.info("kept step %d without a dev evaluation (eval_every >= max_steps)", step)
+        running = []
     for trial in running:
         LOG.warning(
             "trial %d stopped at max_steps=%d before %d evaluations without a dev gain "
