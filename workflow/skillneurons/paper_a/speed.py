@@ -141,10 +141,11 @@ def _pruned_layers(unpruned: PromptedClassifier, pruned: PromptedClassifier) -> 
 
 
 def kept_share(unpruned: PromptedClassifier, pruned: PromptedClassifier) -> float:
-    """``q``: the pruned layers' neurons in ``pruned`` over theirs in ``unpruned``."""
+    """``q``: the pruned layers' neurons in ``pruned`` over theirs in ``unpruned``; 1
+    where no layer is narrower (``pruning.keep: 1.0``: nothing removed, time bound 1)."""
     layers = _pruned_layers(unpruned, pruned)
     if not layers:
-        raise ValueError("the pruned model has no layer narrower than the unpruned one")
+        return 1.0
     full, kept = ffn_sites(unpruned.backbone), ffn_sites(pruned.backbone)
     return sum(kept[i].width for i in layers) / sum(full[i].width for i in layers)
 
@@ -155,8 +156,9 @@ def floor_classifier(
     """A copy of ``pruned`` whose pruned layers keep no neuron: the work pruning those
     layers cannot remove, to be timed (its outputs are not meaningful)."""
     floor = copy.deepcopy(pruned)
+    weight = next(floor.backbone.parameters())
     empty = torch.zeros(0, dtype=torch.long)
-    hidden = torch.zeros(int(floor.backbone.config.hidden_size))
+    hidden = weight.new_zeros(int(floor.backbone.config.hidden_size))
     with warnings.catch_warnings():  # initialising the zero-width weights is a no-op
         warnings.filterwarnings("ignore", "Initializing zero-element tensors")
         for layer in _pruned_layers(unpruned, pruned):
@@ -180,7 +182,7 @@ def compare_speed(
     cores barely disturb), ``flop_bound`` (ratio of :func:`forward_flops`),
     ``efficiency`` (speedup / flop bound), ``work_bound`` (ratio of
     :func:`forward_flops` plus :func:`elementwise_ops`: the bound that counts the work
-    pruning cannot remove), ``work_efficiency`` (speedup / work bound), the batch shape
+    pruning cannot remove), ``work_efficiency`` (speedup / work bound),
     ``floor_median_s`` (and its ``floor_*`` summary: :func:`floor_classifier`),
     ``kept_share``, ``time_bound`` (the measured bound of the module docstring),
     ``time_efficiency`` (speedup / time bound), the batch shape and the thread count.
