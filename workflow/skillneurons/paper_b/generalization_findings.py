@@ -432,8 +432,12 @@ def overlap_claims(
     rows = [decide(above_random, lambda i: float(excess(i).min()), units, settings)]
     if len(below) < 2:
         return [*rows, unavailable(rises_claim, "fewer than two shares below 100%")]
-    rises = decide(rises_claim, lambda i: float(excess(i)[-1] - excess(i)[0]), units, settings)
-    return [*rows, rises]
+
+    def change(indices: Mapping[str, np.ndarray]) -> float:
+        values = excess(indices)  # once per draw: each call recomputes the unions
+        return float(values[-1] - values[0])
+
+    return [*rows, decide(rises_claim, change, units, settings)]
 
 
 def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
