@@ -3,6 +3,7 @@ bare forward over the same batches (MiniLM-L6, 128 samples, 8 prompt tokens)."""
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def run(repeats: int, samples: int = 128, batch_size: int = 64) -> Row:
                 classifier(**split.batch(rows, pad))
 
     with tempfile.TemporaryDirectory() as folder:
-        paths = (Path(folder) / f"dev{call}.parquet" for call in range(repeats + 1))
+        paths = (Path(folder) / f"dev{call}.parquet" for call in itertools.count())
 
         def dump() -> None:
             # a new file each call, as in a job (which writes no file twice): replacing

@@ -284,6 +284,18 @@ def test_a_run_that_ends_at_max_steps_is_not_converged(caplog):
     assert "raise max_steps" in caplog.text
 
 
+def test_evaluation_steps_by_hand():
+    def steps(max_steps, eval_every):
+        settings = TrainingSettings(max_steps=max_steps, eval_every=eval_every)
+        return [step for step in range(1, max_steps + 1) if settings.evaluates_at(step)]
+
+    assert steps(10, 4) == [4, 8, 10]  # every 4 steps and the last
+    assert steps(8, 4) == [4, 8]
+    assert steps(4, 4) == [] and steps(3, 5) == []  # one, at the last step: skipped
+    assert TrainingSettings(max_steps=5, eval_every=4).selects
+    assert not TrainingSettings(max_steps=4, eval_every=4).selects
+
+
 def test_one_evaluation_at_the_last_step_is_skipped_and_the_last_state_kept():
     # eval_every >= max_steps: the only evaluation would select nothing (issue 37), so
     # evaluate is never called; theta ends at about 0.1 x 7 (dev accuracy 0.5 there,

@@ -47,6 +47,17 @@ class TrainingSettings:
         fields = {name: settings[name] for name in cls.__dataclass_fields__ if name in settings}
         return cls(**{**fields, **overrides, "seed": seed})
 
+    @property
+    def selects(self) -> bool:
+        """Whether dev evaluations can select a state or stop the run: not where the only
+        one would fall on the last step (``eval_every >= max_steps``; then none runs)."""
+        return self.eval_every < self.max_steps
+
+    def evaluates_at(self, step: int) -> bool:
+        """Whether step ``step`` (from 1) ends with a dev evaluation: every ``eval_every``
+        steps and at the last one, where evaluations can select (:attr:`selects`)."""
+        return self.selects and (step % self.eval_every == 0 or step == self.max_steps)
+
 
 @dataclass
 class TrainingResult:
@@ -169,7 +180,6 @@ def train(
     stepped.eval()
     model.eval()
     evaluations_without_gain = 0
-    selects = settings.eval_every < settings.max_steps
     quiet = not progress or not parallel.is_main
     bar = tqdm(total=settings.max_steps, desc="training", disable=quiet, mininterval=5)
     for step in range(1, settings.max_steps + 1):
@@ -183,7 +193,7 @@ def train(
         bar.update(1)
         bar.set_postfix(loss=f"{loss.item():.3f}")
         result.steps = step
-        if not selects or (step % settings.eval_every and step != settings.max_steps):
+        if not settings.evaluates_at(step):
             continue
         parallel.gather(trained, model)
         dev_accuracy = evaluate(model)
@@ -202,7 +212,7 @@ def train(
                 result.converged = True
                 break
     bar.close()
-    if not selects:
+    if not settings.selects:
         parallel.gather(trained, model)
         result.best_step, result.best_state = result.steps, trainable_state(model)
         result.best_dev_accuracy = float("nan")

@@ -83,7 +83,6 @@ def train_trials(
     results = [TrainingResult() for _ in range(trials)]
     without_gain = [0] * trials
     running = list(range(trials))
-    selects = shared.eval_every < shared.max_steps
     stacked.eval()
     for step in range(1, shared.max_steps + 1):
         rows = [row for trial in running for row in next(draws[trial])]
@@ -94,7 +93,7 @@ def train_trials(
         optimizer.step()
         for trial in running:
             results[trial].steps = step
-        if not selects or (step % shared.eval_every and step != shared.max_steps):
+        if not shared.evaluates_at(step):
             continue
         dev = predict_trials(stacked, dev_split, shared.eval_batch_size, pad_id, running)
         accuracies = (dev == dev_split.labels).float().mean(dim=1).tolist()
@@ -125,7 +124,7 @@ def train_trials(
         running = [trial for trial in running if trial not in stopped]
         if not running:
             break
-    if not selects:
+    if not shared.selects:
         for trial, result in enumerate(results):
             result.best_step, result.best_dev_accuracy = result.steps, float("nan")
             result.best_state = {"prompts": stacked.prompts[trial].detach().clone()}
