@@ -376,3 +376,27 @@ def test_neuron_std_is_measured_where_the_noise_lands(classifier, split):
     with pytest.raises(ValueError, match="measured there; it was measured at \\['all'\\]"):
         prompt = PerturbationSettings(unit="neuron_std", positions="prompt")
         positions_scale({"all": scale["all"]}, prompt)
+
+
+def test_the_papers_design_adds_randn_times_sigma_per_sample_at_every_position(classifier, split):
+    """§4.2 as the paper ran it (Plan.paper_perturbation): every perturbed neuron of a
+    sample gets ``randn * 0.1`` in absolute units, the same draw at every position of
+    the sample, as the original code's ``randn(batch, width) * alpha`` (alpha 0.1); the
+    draw is the layer generator's ``randn(batch, 1, width)`` at the neuron's index."""
+    from skillneurons.config import validate_config
+    from skillneurons.neurons.perturbation.noise import _layer_seed
+    from skillneurons.plan import Plan
+
+    design = Plan(validate_config({"tasks": ["syn_sst2"]})).paper_perturbation
+    assert design == {
+        "kind": "gaussian", "sigma": 0.1, "mean": 0.0, "unit": "absolute",
+        "positions": "all", "draw": "sample",
+    }  # fmt: skip
+    neurons = {1: torch.tensor([3, 17])}
+    settings = PerturbationSettings(**design, seed=11)
+    delta = captured(classifier, split, perturbation_edits(classifier, neurons, settings))[1]
+    delta = delta - captured(classifier, split)[1]
+    generator = torch.Generator().manual_seed(_layer_seed(11, 1))
+    expected = torch.randn((4, 1, 32), generator=generator)[..., [3, 17]] * 0.1
+    torch.testing.assert_close(delta[..., [3, 17]], expected.expand_as(delta[..., [3, 17]]))
+    assert delta[..., [0, 1, 2]].abs().max() == 0

@@ -129,7 +129,10 @@ def test_default_paths(default):
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
         "label_words", "label_word_controls", "prompt_metrics", "top_neurons", "predictivity",
+        "paper_design", "noise_floor",
     }  # fmt: skip
+    assert inputs["noise_floor"] == ["results/minilm/random_label_words/noise_floor/syn_sst2.json"]
+    assert inputs["paper_design"][0] == "results/minilm/perturbation/paper_design/syn_sst2.parquet"
     assert (
         inputs["prompt_metrics"][0] == "results/minilm/prompt_tuning/syn_sst2/trial0/metrics.json"
     )

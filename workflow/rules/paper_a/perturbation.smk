@@ -87,6 +87,41 @@ rule perturbation_curves:
         "../../scripts/paper_a/perturbation_curves.py"
 
 
+# §4.2's central claim as the paper ran it: PLAN.paper_perturbation's noise, the task's
+# own order against uniform random orders (and layer-matched ones, ours).
+use rule perturbation_curves as perturbation_paper_design with:
+    input:
+        model=model_files,
+        prompts=expand(
+            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            trial=PLAN.trials,
+        ),
+        test="data/splits/{task}/test.parquet",
+        rankings=["results/{model}/rankings/{task}.parquet"],
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
+        ),
+    output:
+        "results/{model}/perturbation/paper_design/{task}.parquet",
+    log:
+        "logs/{model}/perturbation/paper_design/{task}.log",
+    params:
+        model=lambda w: PLAN.models[w.model],
+        sources=lambda w: [w.task],
+        rates=config["perturbation"]["rates"],
+        settings=PLAN.paper_perturbation,
+        trials=PLAN.trials,
+        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        layer_matched_orders=config["perturbation"]["layer_matched_orders"],
+        uniform_orders=config["perturbation"]["uniform_orders"],
+        scope=config["ranking"]["scope"],
+        test_samples=config["perturbation"]["test_samples"],
+        subset_seed=config["seed"],
+        max_length=config["prompt_tuning"]["max_length"],
+        batch_size=config["perturbation"]["batch_size"],
+
+
 rule neuronal_importance:
     input:
         expand("results/{{model}}/perturbation/{task}.parquet", task=list(PLAN.tasks)),

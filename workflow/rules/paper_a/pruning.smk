@@ -74,7 +74,7 @@ rule prune_model:
                 "patience",
             ],
         ),
-        per_layer=config["ranking"]["scope"] == "per_layer",
+        per_layer=config["pruning"]["scope"] == "per_layer",
         seeds=[config["seed"] + trial for trial in PLAN.trials],
     script:
         "../../scripts/paper_a/prune_model.py"

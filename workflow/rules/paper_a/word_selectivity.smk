@@ -196,8 +196,42 @@ use rule rank_neurons as rank_neurons_random_words with:
         "logs/{model}/random_label_words/{variant}{draw}/rankings/{task}.log",
 
 
+# §4.4's noise floor: the same prompts' orders on two halves of the dev split.
+rule label_word_noise_floor:
+    input:
+        dev="data/splits/{task}/dev.parquet",
+        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        baselines=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
+            trial=PLAN.trials,
+        ),
+        dev_dumps=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
+            trial=PLAN.trials,
+        ),
+    output:
+        "results/{model}/random_label_words/noise_floor/{task}.json",
+    log:
+        "logs/{model}/random_label_words/noise_floor/{task}.log",
+    conda:
+        "../../../envs/skillneurons.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        # seeds the label-stratified split of the dev samples into halves
+        seed=config["seed"],
+    script:
+        "../../scripts/paper_a/label_word_noise_floor.py"
+
+
 rule random_label_words_table:
     input:
+        noise_floor=expand(
+            "results/{{model}}/random_label_words/noise_floor/{task}.json",
+            task=PLAN.random_words_tasks,
+        ),
         rankings=lambda w: PLAN.random_words_files(
             w.model,
             "rankings/{task}.parquet",

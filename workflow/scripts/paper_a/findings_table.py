@@ -22,6 +22,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     )
     table = findings_table(
         perturbation=dict(zip(tasks, map(pd.read_parquet, inputs.perturbation), strict=True)),
+        paper_design=dict(zip(tasks, map(pd.read_parquet, inputs.paper_design), strict=True)),
+        noise_floor={
+            task: read_json(path)["mean"]
+            for task, path in zip(
+                params.label_word_tasks, inputs.get("noise_floor", []), strict=True
+            )
+        },
         scores=dict(zip(tasks, map(scores_of, inputs.rankings), strict=True)),
         controls={
             setting: [read_json(path) for path in inputs[setting]]

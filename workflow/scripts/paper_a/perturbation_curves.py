@@ -1,8 +1,8 @@
-"""Rule perturbation_curves: accuracy of every prompt-tuned trial of an evaluation task
-on a label-stratified test subset while neurons are perturbed in every order (each
-source task's predictivity order, uniform and layer-matched random orders, the
-selectivity index) at every rate (paper A, §4.2, Figures 4, 11 and 15). One model load
-serves every trial."""
+"""Rules perturbation_curves and perturbation_paper_design: accuracy of every
+prompt-tuned trial of an evaluation task on a label-stratified test subset while neurons
+are perturbed in every order (each source task's predictivity order, uniform and
+layer-matched random orders, the selectivity index when the rule reads one) at every
+rate (paper A, §4.2, Figures 4, 11 and 15). One model load serves every trial."""
 
 from skillneurons.data.splits import read_split
 from skillneurons.data.subsets import stratified_subset
@@ -26,7 +26,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         snakemake.output[0],
         trials,
         rankings,
-        read_selectivity(inputs.selectivity),
+        read_selectivity(inputs.selectivity) if "selectivity" in inputs.keys() else None,
         {"model": wildcards.model, "eval_task": wildcards.task},
         sample_idx=test["idx"].tolist(),
         rates=params.rates,

@@ -1,6 +1,7 @@
 """Rule random_label_words_table: agreement of the neuron orders found with random label
 words (paper A, §4.4: average pairwise Spearman correlation 0.87), beside the agreement
-of the configured label words over the same seeds."""
+of the configured label words over the same seeds and the noise floor: the same
+prompts' orders on two halves of the dev split."""
 
 import pandas as pd
 
@@ -27,5 +28,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
                 Ranking.from_parquet(inputs.reference[index]),
                 runs["test_accuracy"].tolist(),
             )
+            | {"noise_floor": read_json(inputs.noise_floor[index])["mean"]}
         )
     write_frame(snakemake.output.csv, snakemake.output.md, pd.DataFrame(rows), params.title)

@@ -19,6 +19,13 @@ neuron predictivities as for Figure 5 of paper A
 a multi-class task scores a neuron by its best subtask predictivity). Each draw has its
 own prompt initialisation and data order (seed); a control ranking with the configured
 label words and the draw's seed tells how much of the agreement the seeds leave.
+
+Noise floor (:func:`split_half_agreement`): how far two rankings of the **same**
+prompts agree when each sees only half of the dev split (two disjoint, label-stratified
+halves). With 100 dev samples Eq. 4's accuracies step by 0.01 and most of a layer's
+neurons lie within sampling noise of each other, so two rankings can disagree without
+any change of label words: the agreement of random-label-word draws can only be
+compared with the paper's 0.87 where this floor lies above it (the findings).
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from skillneurons.models.vocabulary import whole_word_ids
+from skillneurons.neurons.predictivity import neuron_predictivity
 from skillneurons.neurons.ranking import Ranking
+from skillneurons.paper_a.skill_neurons import SampleGroup, trial_accuracies
 from skillneurons.reporting.stats import task_correlation
 
 #: Paper A's average Spearman correlation between the orders of 5 random label words.
@@ -92,3 +101,35 @@ def agreement_row(
         "test_accuracy_mean": float(np.mean(test_accuracies)),
         "paper": PAPER_AGREEMENT,
     }
+
+
+def split_halves(group: SampleGroup, seed: int) -> tuple[SampleGroup, SampleGroup]:
+    """Two disjoint halves of a group's dev samples, label-stratified: each label's
+    samples in a random order seeded with ``seed``, the first half of them (rounded
+    down) to the first half, the rest to the second; each half keeps split order."""
+    generator = np.random.default_rng(seed)
+    first = np.zeros(len(group.idx), dtype=bool)
+    for label in np.unique(group.labels):
+        members = np.flatnonzero(group.labels == label)
+        first[generator.permutation(members)[: len(members) // 2]] = True
+    return tuple(SampleGroup(group.idx[part], group.labels[part]) for part in (first, ~first))
+
+
+def split_half_agreement(
+    dump_path: str, baseline: np.ndarray, groups: dict[str, SampleGroup], seed: int
+) -> float:
+    """The noise floor of §4.4's agreement for one trial (module docstring): the
+    layer-mean Spearman (Figure 5's) between the neuron scores ranked on the two halves
+    of the dev split (:func:`split_halves`), each half's score being Eq. 5's
+    predictivity at the best prompt token, the maximum over the subtasks of a
+    multi-class task (as :meth:`Ranking.scores`). ``baseline`` is the trial's
+    ``a_bsl`` ``[layers, tokens, neurons]``, ``groups`` the task's dev groups."""
+    halves = {}
+    for name, group in groups.items():
+        halves[f"{name}/0"], halves[f"{name}/1"] = split_halves(group, seed)
+    accuracy = trial_accuracies(dump_path, baseline, halves)
+    scores = [
+        np.max([neuron_predictivity(accuracy[f"{name}/{half}"])[0] for name in groups], axis=0)
+        for half in (0, 1)
+    ]
+    return task_correlation(*scores)[1]

@@ -16,10 +16,11 @@ rows and its output projection the columns of the frozen neurons
 
 Choices (config ``pruning``)
 ----------------------------
-- Which neurons: ``ranking.scope`` ``per_layer`` keeps the top ``keep`` of each pruned
-  layer (the original code; RoBERTa-base: 61 of 3072 per layer, 66.6% of the
-  parameters as in the paper); ``global`` keeps the top ``keep`` of the pruned layers'
-  neurons taken together (same parameter count, uneven widths). Multi-class tasks
+- Which neurons: ``pruning.scope`` ``per_layer`` (default) keeps the top ``keep`` of
+  each pruned layer (the paper's 66.6% is a per-layer share and the original code
+  selects per layer; RoBERTa-base: 61 of 3072 per layer); ``global`` keeps the top
+  ``keep`` of the pruned layers' neurons taken together (same parameter count, uneven
+  widths). Multi-class tasks
   take their subtasks' neurons in turn (§3.2).
 - The frozen value ``c_i`` is one number per neuron applied at every position:
   ``prompt_mean`` (default; the original code) is the baseline activation of Eq. 3
@@ -282,7 +283,7 @@ class PruningSettings:
     :func:`pruned_layers`), ``pruning.keep`` (the fraction of skill neurons kept,
     :func:`kept_neurons`), ``pruning.frozen_baseline`` (the frozen value ``c_i``,
     :func:`frozen_values`), ``pruning.prompt_init`` (``tuned``: re-tuning starts from
-    the trial's tuned prompts; else a fresh draw), ``ranking.scope`` (``per_layer``:
+    the trial's tuned prompts; else a fresh draw), ``pruning.scope`` (``per_layer``:
     ``keep`` within each pruned layer, else over them together) and
     ``prompt_tuning.init_std`` (the fresh draw's standard deviation). The re-tuning's
     steps, evaluation and patience travel apart, as :func:`retuning_settings`.
@@ -300,7 +301,7 @@ class PruningSettings:
         cls, pruning: Mapping[str, object], *, per_layer: bool, init_std: float
     ) -> PruningSettings:
         """The settings of a ``pruning`` config block (other keys ignored), with
-        ``per_layer`` (``ranking.scope == "per_layer"``) and ``prompt_tuning.init_std``."""
+        ``per_layer`` (``pruning.scope == "per_layer"``) and ``prompt_tuning.init_std``."""
         return cls(
             layers_fraction=pruning["layers_fraction"],
             keep=pruning["keep"],

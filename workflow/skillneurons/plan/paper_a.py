@@ -31,6 +31,17 @@ class PaperAPlan:
             config["ablation"]["settings"], config["perturbation"], config["ranking"]["scope"]
         )
         self.figure_tasks = self._figure_tasks()
+        #: §4.2's design as the paper ran it (rule perturbation_paper_design): Gaussian
+        #: noise of perturbation.paper_sigma in absolute units, one draw per sample and
+        #: neuron at every position (the original code's randn(batch, width) * 0.1).
+        self.paper_perturbation = {
+            "kind": "gaussian",
+            "sigma": config["perturbation"]["paper_sigma"],
+            "mean": 0.0,
+            "unit": "absolute",
+            "positions": "all",
+            "draw": "sample",
+        }
 
     def random_words_seed_offset(self, draw: int, trial: int) -> int:
         """What config ``seed`` is offset by for trial ``trial`` of draw ``draw`` and its
@@ -138,6 +149,7 @@ class PaperAPlan:
         seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
+            "paper_design": self.task_files(model, "perturbation/paper_design/{task}.parquet"),
             "rankings": self.task_files(model, "rankings/{task}.parquet"),
             "prompt_metrics": expand(
                 f"results/{model}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
@@ -162,6 +174,10 @@ class PaperAPlan:
                     variant=variant,
                 )
                 for variant in ("draw", "control")
+            )
+            inputs["noise_floor"] = expand(
+                f"results/{model}/random_label_words/noise_floor/{{task}}.json",
+                task=self.random_words_tasks,
             )
         return inputs
 

@@ -53,6 +53,18 @@ class TaskCurves:
     def repeats(self) -> int:
         return max(array.shape[1] for array in self.correct.values())
 
+    def largest_change(self) -> float:
+        """The largest absolute change of mean accuracy (over trials, random orders and
+        samples) from the unperturbed accuracy, at any rate and in any order: how far
+        the perturbation moved the curves at all."""
+        unperturbed = [array[:, :, 0].mean() for array in self.correct.values()]
+        return float(
+            max(
+                np.abs(array.mean(axis=(0, 1, 3)) - base).max()
+                for array, base in zip(self.correct.values(), unperturbed, strict=True)
+            )
+        )
+
     def area(self, key: tuple[str, str], indices: Mapping[str, np.ndarray], task: str) -> float:
         """Mean over the resampled trials of the area under the curve of ``key``,
         accuracy over the resampled samples, random repeats resampled and averaged."""

@@ -71,7 +71,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-VERDICTS = ("holds", "fails", "negligible", "inconclusive", "not measured")
+VERDICTS = ("holds", "fails", "negligible", "inconclusive", "not decidable here", "not measured")
+#: The verdict of a claim whose units cannot vary at a configuration's sizes (one order,
+#: two training tasks, a noise floor above the compared value): no Holm slot.
+NOT_DECIDABLE = "not decidable here"
 #: Columns of a findings table.
 COLUMNS = [
     "claim",

@@ -71,6 +71,7 @@ VERDICT_COLORS = {
     "fails": OKABE_ITO["vermillion"],
     "negligible": OKABE_ITO["sky blue"],
     "inconclusive": OKABE_ITO["orange"],
+    "not decidable here": GREY,
     "not measured": GREY,
 }
 
