@@ -1,10 +1,13 @@
 """From dumps to skill neurons: groups, per-trial predictivity, rankings, Table 1 and 3."""
 
+import zlib
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from skillneurons.neurons.activation_dump import ActivationWriter
+from skillneurons.neurons.ranking import tie_key
 from skillneurons.paper_a.controls import control_classifier
 from skillneurons.paper_a.skill_neurons import (
     SampleGroup,
@@ -96,6 +99,10 @@ def test_binary_top_neuron_accuracy_on_test(tmp_path, dump):
     assert result["top_neurons"]["task"]["sign"] == -1
 
 
+#: A binary task's one group of 10 dev samples (Eq. 4's accuracies step by 0.1).
+TEN_SAMPLES = {"task": SampleGroup(np.arange(10), np.arange(10) % 2)}
+
+
 def test_modal_token_and_ranking_over_trials():
     best = [np.array([[0, 1]]), np.array([[2, 1]]), np.array([[2, 0]])]
     assert modal_token(best, tokens=3).tolist() == [[2, 1]]
@@ -103,7 +110,7 @@ def test_modal_token_and_ranking_over_trials():
         {"max/task": np.array([[0.9, 0.6]]), "best_token/task": np.array([[0, 1]])},
         {"max/task": np.array([[0.7, 0.8]]), "best_token/task": np.array([[0, 1]])},
     ]
-    table = task_ranking(trials, ["task"], tokens=2, task="toy", seed=0)
+    table = task_ranking(trials, TEN_SAMPLES, tokens=2, task="toy", seed=0)
     assert table["neuron"].tolist() == [0, 1]
     assert table["predictivity"].tolist() == pytest.approx([0.8, 0.7])
     assert table["sem"].tolist() == pytest.approx([0.1, 0.1])
@@ -118,12 +125,33 @@ def test_trial_ranking_ranks_one_trial_of_a_predictivity_file():
         "max/task/trial1": np.array([[0.7, 0.8]]),
         "best_token/task/trial1": np.array([[0, 1]]),
     }
-    first, second = (trial_ranking(file, ["task"], t, "toy", 0) for t in (0, 1))
+    first, second = (trial_ranking(file, TEN_SAMPLES, t, "toy", 0) for t in (0, 1))
     assert first.order().tolist() == [0, 1] and second.order().tolist() == [1, 0]
     assert second.scores().tolist() == [[pytest.approx(0.7), pytest.approx(0.8)]]
     assert (second.table["sem"] == 0).all()  # one trial
     with pytest.raises(ValueError, match="no arrays of trial 2"):
-        trial_ranking(file, ["task"], 2, "toy", 0)
+        trial_ranking(file, TEN_SAMPLES, 2, "toy", 0)
+
+
+def test_a_task_ranking_breaks_exact_ties_by_its_seeded_key_in_any_trial_order():
+    # 3 trials, 100 dev samples, 1 layer x 5 neurons whose counts all sum to 201; as the
+    # float32 of a predictivity file, a float mean would put neurons 0-2 2e-8 above 3-4.
+    counts = np.array([[67, 67, 67], [66, 68, 67], [68, 66, 67], [65, 69, 67], [69, 65, 67]])
+    tokens = np.zeros((1, 5), int)
+    trials = [
+        {"max/task": (row / 100).astype(np.float32)[None, :], "best_token/task": tokens}
+        for row in counts.T
+    ]
+    groups = {"task": SampleGroup(np.arange(100), np.arange(100) % 2)}
+    table = task_ranking(trials, groups, tokens=1, task="toy", seed=2)
+    assert table["predictivity"].dtype == np.float64
+    assert table["predictivity"].tolist() == [201 / 300] * 5
+    key = tie_key((1, 5), [2, zlib.crc32(b"toy")]).ravel()
+    assert table["neuron"].tolist() == np.argsort(key).tolist() == [3, 2, 4, 1, 0]
+    reordered = task_ranking(trials[::-1], groups, tokens=1, task="toy", seed=2)
+    pd.testing.assert_frame_equal(reordered, table)
+    with pytest.raises(ValueError, match="not multiples of 1/90"):
+        task_ranking(trials, {"task": SampleGroup(np.arange(90), np.arange(90) % 2)}, 1, "toy", 2)
 
 
 def test_accuracy_summary_and_control_table():

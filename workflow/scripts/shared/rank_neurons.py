@@ -34,7 +34,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         top_neurons.append({"task": wildcards.task, "trial": trial, **top})
     tokens = baselines["prompt"].shape[1]
     meta = {"model": wildcards.model, "task": wildcards.task, "trials": len(per_trial)}
-    ranking = task_ranking(per_trial, list(groups), tokens, wildcards.task, snakemake.params.seed)
+    ranking = task_ranking(per_trial, groups, tokens, wildcards.task, snakemake.params.seed)
     write_ranking(snakemake.output.ranking, ranking, meta)
     write_predictivity(snakemake.output.predictivity, per_trial, meta)
     write_json(snakemake.output.top_neurons, {**meta, "trials": top_neurons})

@@ -153,22 +153,29 @@ def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
 
 def task_ranking(
     per_trial: Sequence[Mapping[str, np.ndarray]],
-    groups: Sequence[str],
+    groups: Mapping[str, SampleGroup],
     tokens: int,
     task: str,
     seed: int,
 ) -> pd.DataFrame:
     """The rankings table (see :func:`skillneurons.neurons.ranking.ranking_table`) of a task.
 
+    ``groups`` are the task's sample groups (:func:`read_groups`), in the order the
+    subtasks take turns; each group's dev size sets the resolution of its predictivity.
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
-    with its s.e.m.; ``best_token`` is the most frequent best token over trials. Ties
-    are broken by a random key seeded by ``seed`` and the task's name
-    (:func:`skillneurons.neurons.ranking.tie_key`), so each task breaks them its own way.
+    computed exactly from the dev counts (:func:`skillneurons.neurons.predictivity.combine_trials`
+    with ``samples``), with its s.e.m.; ``best_token`` is the most frequent best token
+    over trials. Neurons of equal predictivity are therefore exactly tied, and the tie is
+    broken by a random key seeded by ``seed`` and the task's name
+    (:func:`skillneurons.neurons.ranking.tie_key`), so each task breaks them its own way
+    and none by float rounding.
     """
     means, sems, best = {}, {}, {}
-    for group in groups:
+    for group, members in groups.items():
         key = None if group == BINARY_GROUP else group
-        means[key], sems[key] = combine_trials([trial[f"max/{group}"] for trial in per_trial])
+        means[key], sems[key] = combine_trials(
+            [trial[f"max/{group}"] for trial in per_trial], samples=len(members.idx)
+        )
         best[key] = modal_token([trial[f"best_token/{group}"] for trial in per_trial], tokens)
     shape = next(iter(means.values())).shape
     return ranking_table(means, sems, best, tie_key(shape, [seed, zlib.crc32(task.encode())]))
@@ -176,15 +183,16 @@ def task_ranking(
 
 def trial_ranking(
     predictivity: Mapping[str, np.ndarray],
-    groups: Sequence[str],
+    groups: Mapping[str, SampleGroup],
     trial: int,
     task: str,
     seed: int,
 ) -> Ranking:
     """Trial ``trial``'s own ranking: :func:`task_ranking` of that trial alone, from the
-    arrays of a predictivity file (:func:`read_predictivity`); ``groups`` in the order
-    the task's ranking takes them (:func:`read_groups`). Eq. 6 with one trial is the
-    trial's Eq. 5 predictivity, ties broken as in the task's ranking."""
+    arrays of a predictivity file (:func:`read_predictivity`); ``groups`` as the task's
+    ranking takes them (:func:`read_groups`). Eq. 6 with one trial is the trial's Eq. 5
+    predictivity, read back from float32 onto its dev-count grid, ties broken as in the
+    task's ranking."""
     suffix = f"/trial{trial}"
     arrays = {
         name.removesuffix(suffix): values
