@@ -128,7 +128,7 @@ def test_default_paths(default):
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words", "label_word_controls", "prompt_metrics", "top_neurons", "predictivity",
+        "label_words", "label_word_controls", "prompt_metrics", "top_neurons",
     }  # fmt: skip
     assert (
         inputs["prompt_metrics"][0] == "results/minilm/prompt_tuning/syn_sst2/trial0/metrics.json"

@@ -10,8 +10,10 @@ from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.neurons.ranking import tie_key
 from skillneurons.paper_a.controls import control_classifier
 from skillneurons.paper_a.skill_neurons import (
+    SELECTIONS,
     SampleGroup,
     control_table,
+    held_out_correct,
     modal_token,
     skill_neuron_accuracy,
     subtask_groups,
@@ -97,6 +99,63 @@ def test_binary_top_neuron_accuracy_on_test(tmp_path, dump):
     assert result["test_accuracy"] == 0.0
     assert result["test_idx"] == [0, 1, 2, 3] and result["test_correct"] == [False] * 4
     assert result["top_neurons"]["task"]["sign"] == -1
+
+
+def test_held_out_correctness_of_the_prompts_and_the_baselines_selections(tmp_path):
+    # Dev accuracies (Eq. 4), 1 layer x 2 tokens x 2 neurons: the prompts' best cell is
+    # token 1 neuron 0 (0.9, sign +1); Avg.'s best is neuron 0 (0.7, +1), Max.'s neuron 1
+    # (0.2: predictive with sign -1).
+    prompt_accuracy = np.array([[[0.5, 0.5], [0.9, 0.5]]])
+    input_accuracy = np.array([[[0.7, 0.5], [0.5, 0.2]]])
+    baselines = {
+        "prompt": np.full((1, 2, 2), 0.5, np.float32),
+        "input_mean_max": np.array([[[0.25, 0.0], [0.0, 0.5]]], np.float32),
+    }
+    idx, labels = np.arange(20, 24), np.array([1, 0, 1, 0])
+    prompt, inputs = np.zeros((4, 1, 2, 2), np.float16), np.zeros((4, 1, 2, 2), np.float16)
+    prompt[:, 0, 1, 0] = [0.8, 0.2, 0.4, 0.6]  # > 0.5: 1, 0, 0, 1
+    inputs[:, 0, 0, 0] = [0.3, 0.25, 0.3, 0.3]  # > 0.25 (strictly): 1, 0, 1, 1
+    inputs[:, 0, 1, 1] = [0.1, 0.9, 0.9, 0.1]  # <= 0.5 (sign -1): 1, 0, 0, 1
+    test, test_input = tmp_path / "test.parquet", tmp_path / "test_input.parquet"
+    write_dump(test, idx, labels, prompt)
+    write_dump(test_input, idx, labels, inputs)
+    groups = {
+        "all": SampleGroup(idx, labels),
+        "sub": SampleGroup(
+            np.array([21, 22, 99]), np.array([1, 0, 1])
+        ),  # relabelled; 99 not dumped
+    }
+    accuracies = (
+        {name: prompt_accuracy for name in groups},
+        {name: input_accuracy for name in groups},
+    )
+    result = held_out_correct(*accuracies, baselines, str(test), str(test_input), groups)
+    assert result["all"]["test_idx"] == [20, 21, 22, 23]
+    assert result["all"]["max"] == {
+        "layer": 0, "token": 1, "neuron": 0, "dev_accuracy": 0.9, "sign": 1,
+        "test_correct": [True, True, False, False],
+    }  # fmt: skip
+    assert result["all"]["input_avg"]["token"] == 0 and result["all"]["input_avg"]["sign"] == 1
+    assert result["all"]["input_avg"]["test_correct"] == [True, True, True, False]
+    assert (result["all"]["input_max"]["token"], result["all"]["input_max"]["neuron"]) == (1, 1)
+    assert result["all"]["input_max"]["sign"] == -1
+    assert result["all"]["input_max"]["test_correct"] == [True, True, False, False]
+    # The subtask's labels of samples 21, 22 are 1, 0: the predictions above score
+    # prompts 0, 0 -> F, T; Avg. 0, 1 -> F, F; Max. 0, 0 -> F, T.
+    assert result["sub"]["test_idx"] == [21, 22]
+    assert [result["sub"][key]["test_correct"] for key in SELECTIONS] == [
+        [False, True], [False, False], [False, True],
+    ]  # fmt: skip
+    write_dump(test_input, idx[::-1], labels, inputs)
+    with pytest.raises(ValueError, match="hold different test samples"):
+        held_out_correct(*accuracies, baselines, str(test), str(test_input), groups)
+    write_dump(test_input, idx, labels, inputs)
+    away = {"away": SampleGroup(np.array([98, 99]), np.array([0, 1]))}
+    with pytest.raises(ValueError, match="none of group 'away'"):
+        held_out_correct(
+            {"away": prompt_accuracy}, {"away": input_accuracy}, baselines, str(test),
+            str(test_input), away,
+        )  # fmt: skip
 
 
 #: A binary task's one group of 10 dev samples (Eq. 4's accuracies step by 0.1).
