@@ -209,6 +209,16 @@ def test_a_task_ranking_breaks_exact_ties_by_its_seeded_key_in_any_trial_order()
     assert table["neuron"].tolist() == np.argsort(key).tolist() == [3, 2, 4, 1, 0]
     reordered = task_ranking(trials[::-1], groups, tokens=1, task="toy", seed=2)
     pd.testing.assert_frame_equal(reordered, table)
+    # One trial read back from the float32 of a predictivity file lands on the grid:
+    # 0.69, not float32's 0.6899999976158142.
+    file = {
+        f"{name}/trial{t}": array
+        for t, trial in enumerate(trials)
+        for name, array in trial.items()
+    }
+    assert file["max/task/trial1"].dtype == np.float32
+    second = trial_ranking(file, groups, 1, "toy", 2).table["predictivity"]
+    assert second.tolist() == [0.69, 0.68, 0.67, 0.66, 0.65]
     with pytest.raises(ValueError, match="not multiples of 1/90"):
         task_ranking(trials, {"task": SampleGroup(np.arange(90), np.arange(90) % 2)}, 1, "toy", 2)
 

@@ -185,12 +185,12 @@ def task_ranking(
     ``groups`` are the task's sample groups (:func:`read_groups`), in the order the
     subtasks take turns; each group's dev size sets the resolution of its predictivity.
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
-    computed exactly from the dev counts (:func:`skillneurons.neurons.predictivity.combine_trials`
-    with ``samples``), with its s.e.m.; ``best_token`` is the most frequent best token
-    over trials. Neurons of equal predictivity are therefore exactly tied, and the tie is
-    broken by a random key seeded by ``seed`` and the task's name
-    (:func:`skillneurons.neurons.ranking.tie_key`), so each task breaks them its own way
-    and none by float rounding.
+    computed exactly from the dev counts
+    (:func:`skillneurons.neurons.predictivity.combine_trials` with ``samples``), with its
+    s.e.m.; ``best_token`` is the most frequent best token over trials. Neurons of equal
+    predictivity are therefore exactly tied, and the tie is broken by a random key
+    seeded by ``seed`` and the task's name (:func:`skillneurons.neurons.ranking.tie_key`),
+    so each task breaks them its own way and none by float rounding.
     """
     means, sems, best = {}, {}, {}
     for group, members in groups.items():
@@ -288,7 +288,9 @@ def top_neuron_correct(
     return values["idx"].to_numpy(np.int64), correct
 
 
-def selected_neurons(prompt_accuracy: np.ndarray, input_accuracy: np.ndarray) -> dict:
+def selected_neurons(
+    prompt_accuracy: np.ndarray, input_accuracy: np.ndarray
+) -> dict[str, TopNeuron]:
     """Figure 3's selections on one group's dev samples (§4.1), by :data:`SELECTIONS`.
 
     Parameters
@@ -463,9 +465,8 @@ def predictivity_panels(
             key, group, _ = name.split("/")
             if key not in keys:
                 continue
-            panels.setdefault(panel_name(task, group), {k: [] for k in keys})[key].append(
-                arrays[name]
-            )
+            panel = panel_name(task, group)
+            panels.setdefault(panel, {k: [] for k in keys})[key].append(arrays[name])
     return panels
 
 
