@@ -128,7 +128,7 @@ def test_default_paths(default):
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
         "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words", "label_word_controls", "prompt_metrics", "top_neurons", "predictivity",
+        "label_words", "label_word_controls", "prompt_metrics", "top_neurons",
         "paper_design", "noise_floor",
     }  # fmt: skip
     assert inputs["noise_floor"] == ["results/minilm/random_label_words/noise_floor/syn_sst2.json"]

@@ -202,6 +202,51 @@ def test_combine_trials_mean_and_sem():
     np.testing.assert_array_equal(single_sem, np.zeros((1, 3)))
 
 
+#: 5 neurons, 3 trials of 100 dev samples: every neuron's counts sum to 201 (Eq. 6: 0.67).
+TIED_COUNTS = np.array([[67, 67, 67], [66, 68, 67], [68, 66, 67], [65, 69, 67], [69, 65, 67]]).T
+
+
+def test_equal_trial_means_are_exactly_equal_and_the_tie_key_orders_them():
+    per_trial = [(row / 100).astype(np.float32)[None, :] for row in TIED_COUNTS]
+    # A float mean of the stored float32 values splits the tie by 2e-8: neurons 0-2 above
+    # 3-4, whatever the tie key says.
+    plain = combine_trials(per_trial)[0]
+    assert plain[0, 0] - plain[0, 3] == pytest.approx(1.99e-8, rel=0.01)
+    mean, sem = combine_trials(per_trial, samples=100)
+    assert mean.dtype == np.float64 and mean.tolist() == [[201 / 300] * 5]
+    # s.e.m. from the counts: neuron 0 constant; neuron 1 deviations -1, 1, 0 (/100).
+    np.testing.assert_allclose(sem[0, :2], [0.0, 0.01 / np.sqrt(3)], atol=1e-15)
+    for order in ([2, 0, 1], [1, 2, 0]):  # any order of the trials: the same floats
+        again = combine_trials([per_trial[t] for t in order], samples=100)
+        assert np.array_equal(again[0], mean) and np.array_equal(again[1], sem)
+    key = tie_key(mean.shape, seed=3)
+    assert key.tolist() == [[4, 2, 1, 3, 0]]
+    assert rank_neurons(mean, key)["neuron"].tolist() == [4, 2, 1, 3, 0]  # ascending key
+    assert rank_neurons(plain, key)["neuron"].tolist() == [2, 1, 0, 4, 3]  # by rounding
+
+
+def test_trial_means_do_not_depend_on_the_order_of_float64_trials():
+    # Neuron 0 sees trials 0.1, 0.2, 0.3 and neuron 1 the same in reverse order: summed in
+    # float64 they end 7e-17 apart; from the counts both are exactly 0.2.
+    tenths = [np.array([[0.1, 0.3]]), np.array([[0.2, 0.2]]), np.array([[0.3, 0.1]])]
+    assert combine_trials(tenths)[0].tolist() == [[0.20000000000000004, 0.19999999999999998]]
+    assert combine_trials(tenths, samples=10)[0].tolist() == [[0.2, 0.2]]
+    # Thirds: the float64 nearest to 5/9, where the float mean is one unit below it.
+    thirds = [np.array([[1 / 3, 2 / 3]]), np.array([[2 / 3, 1 / 3]]), np.array([[2 / 3, 2 / 3]])]
+    assert combine_trials(thirds)[0].tolist() == [[0.5555555555555555] * 2]
+    assert combine_trials(thirds, samples=3)[0].tolist() == [[5 / 9] * 2]
+    assert 5 / 9 == 0.5555555555555556
+
+
+def test_trial_values_off_the_dev_grid_are_refused():
+    with pytest.raises(ValueError, match=r"not multiples of 1/100 .* dev samples"):
+        combine_trials([np.array([[0.675]])], samples=100)
+    # float32 rounding of k / 1000 is within the grid's tolerance
+    values = np.float32(np.arange(500, 1001) / 1000)[None, :]
+    mean = combine_trials([values], samples=1000)[0]
+    assert mean.tolist() == [list(np.arange(500, 1001) / 1000)]
+
+
 PRED = np.array([[0.6, 0.9, 0.6], [0.9, 0.7, 0.5]])
 
 

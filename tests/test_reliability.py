@@ -43,6 +43,7 @@ KILLED_JOBS = {
             f"{DUMPS}/dev.parquet",
             f"{DUMPS}/test.parquet",
             f"{DUMPS}/dev_input.parquet",
+            f"{DUMPS}/test_input.parquet",
         ],
         "log": f"logs/{MODEL}/activations/syn_sst2.log",  # one job for every trial
         "started": lambda workdir, log: (workdir / DUMPS / "dev.parquet").exists(),

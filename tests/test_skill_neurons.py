@@ -1,14 +1,19 @@
 """From dumps to skill neurons: groups, per-trial predictivity, rankings, Table 1 and 3."""
 
+import zlib
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from skillneurons.neurons.activation_dump import ActivationWriter
+from skillneurons.neurons.ranking import tie_key
 from skillneurons.paper_a.controls import control_classifier
 from skillneurons.paper_a.skill_neurons import (
+    SELECTIONS,
     SampleGroup,
     control_table,
+    held_out_correct,
     modal_token,
     skill_neuron_accuracy,
     subtask_groups,
@@ -96,6 +101,67 @@ def test_binary_top_neuron_accuracy_on_test(tmp_path, dump):
     assert result["top_neurons"]["task"]["sign"] == -1
 
 
+def test_held_out_correctness_of_the_prompts_and_the_baselines_selections(tmp_path):
+    # Dev accuracies (Eq. 4), 1 layer x 2 tokens x 2 neurons: the prompts' best cell is
+    # token 1 neuron 0 (0.9, sign +1); Avg.'s best is neuron 0 (0.7, +1), Max.'s neuron 1
+    # (0.2: predictive with sign -1).
+    prompt_accuracy = np.array([[[0.5, 0.5], [0.9, 0.5]]])
+    input_accuracy = np.array([[[0.7, 0.5], [0.5, 0.2]]])
+    baselines = {
+        "prompt": np.full((1, 2, 2), 0.5, np.float32),
+        "input_mean_max": np.array([[[0.25, 0.0], [0.0, 0.5]]], np.float32),
+    }
+    idx, labels = np.arange(20, 24), np.array([1, 0, 1, 0])
+    prompt, inputs = np.zeros((4, 1, 2, 2), np.float16), np.zeros((4, 1, 2, 2), np.float16)
+    prompt[:, 0, 1, 0] = [0.8, 0.2, 0.4, 0.6]  # > 0.5: 1, 0, 0, 1
+    inputs[:, 0, 0, 0] = [0.3, 0.25, 0.3, 0.3]  # > 0.25 (strictly): 1, 0, 1, 1
+    inputs[:, 0, 1, 1] = [0.1, 0.9, 0.9, 0.1]  # <= 0.5 (sign -1): 1, 0, 0, 1
+    test, test_input = tmp_path / "test.parquet", tmp_path / "test_input.parquet"
+    write_dump(test, idx, labels, prompt)
+    write_dump(test_input, idx, labels, inputs)
+    groups = {
+        "all": SampleGroup(idx, labels),
+        "sub": SampleGroup(
+            np.array([21, 22, 99]), np.array([1, 0, 1])
+        ),  # relabelled; 99 not dumped
+    }
+    accuracies = (
+        {name: prompt_accuracy for name in groups},
+        {name: input_accuracy for name in groups},
+    )
+    result = held_out_correct(*accuracies, baselines, str(test), str(test_input), groups)
+    assert result["all"]["test_idx"] == [20, 21, 22, 23]
+    assert result["all"]["max"] == {
+        "layer": 0, "token": 1, "neuron": 0, "dev_accuracy": 0.9, "sign": 1,
+        "test_correct": [True, True, False, False],
+    }  # fmt: skip
+    assert result["all"]["input_avg"]["token"] == 0 and result["all"]["input_avg"]["sign"] == 1
+    assert result["all"]["input_avg"]["test_correct"] == [True, True, True, False]
+    assert (result["all"]["input_max"]["token"], result["all"]["input_max"]["neuron"]) == (1, 1)
+    assert result["all"]["input_max"]["sign"] == -1
+    assert result["all"]["input_max"]["test_correct"] == [True, True, False, False]
+    # The subtask's labels of samples 21, 22 are 1, 0: the predictions above score
+    # prompts 0, 0 -> F, T; Avg. 0, 1 -> F, F; Max. 0, 0 -> F, T.
+    assert result["sub"]["test_idx"] == [21, 22]
+    assert [result["sub"][key]["test_correct"] for key in SELECTIONS] == [
+        [False, True], [False, False], [False, True],
+    ]  # fmt: skip
+    write_dump(test_input, idx[::-1], labels, inputs)
+    with pytest.raises(ValueError, match="hold different test samples"):
+        held_out_correct(*accuracies, baselines, str(test), str(test_input), groups)
+    write_dump(test_input, idx, labels, inputs)
+    away = {"away": SampleGroup(np.array([98, 99]), np.array([0, 1]))}
+    with pytest.raises(ValueError, match="none of group 'away'"):
+        held_out_correct(
+            {"away": prompt_accuracy}, {"away": input_accuracy}, baselines, str(test),
+            str(test_input), away,
+        )  # fmt: skip
+
+
+#: A binary task's one group of 10 dev samples (Eq. 4's accuracies step by 0.1).
+TEN_SAMPLES = {"task": SampleGroup(np.arange(10), np.arange(10) % 2)}
+
+
 def test_modal_token_and_ranking_over_trials():
     best = [np.array([[0, 1]]), np.array([[2, 1]]), np.array([[2, 0]])]
     assert modal_token(best, tokens=3).tolist() == [[2, 1]]
@@ -103,7 +169,7 @@ def test_modal_token_and_ranking_over_trials():
         {"max/task": np.array([[0.9, 0.6]]), "best_token/task": np.array([[0, 1]])},
         {"max/task": np.array([[0.7, 0.8]]), "best_token/task": np.array([[0, 1]])},
     ]
-    table = task_ranking(trials, ["task"], tokens=2, task="toy", seed=0)
+    table = task_ranking(trials, TEN_SAMPLES, tokens=2, task="toy", seed=0)
     assert table["neuron"].tolist() == [0, 1]
     assert table["predictivity"].tolist() == pytest.approx([0.8, 0.7])
     assert table["sem"].tolist() == pytest.approx([0.1, 0.1])
@@ -118,12 +184,43 @@ def test_trial_ranking_ranks_one_trial_of_a_predictivity_file():
         "max/task/trial1": np.array([[0.7, 0.8]]),
         "best_token/task/trial1": np.array([[0, 1]]),
     }
-    first, second = (trial_ranking(file, ["task"], t, "toy", 0) for t in (0, 1))
+    first, second = (trial_ranking(file, TEN_SAMPLES, t, "toy", 0) for t in (0, 1))
     assert first.order().tolist() == [0, 1] and second.order().tolist() == [1, 0]
     assert second.scores().tolist() == [[pytest.approx(0.7), pytest.approx(0.8)]]
     assert (second.table["sem"] == 0).all()  # one trial
     with pytest.raises(ValueError, match="no arrays of trial 2"):
-        trial_ranking(file, ["task"], 2, "toy", 0)
+        trial_ranking(file, TEN_SAMPLES, 2, "toy", 0)
+
+
+def test_a_task_ranking_breaks_exact_ties_by_its_seeded_key_in_any_trial_order():
+    # 3 trials, 100 dev samples, 1 layer x 5 neurons whose counts all sum to 201; as the
+    # float32 of a predictivity file, a float mean would put neurons 0-2 2e-8 above 3-4.
+    counts = np.array([[67, 67, 67], [66, 68, 67], [68, 66, 67], [65, 69, 67], [69, 65, 67]])
+    tokens = np.zeros((1, 5), int)
+    trials = [
+        {"max/task": (row / 100).astype(np.float32)[None, :], "best_token/task": tokens}
+        for row in counts.T
+    ]
+    groups = {"task": SampleGroup(np.arange(100), np.arange(100) % 2)}
+    table = task_ranking(trials, groups, tokens=1, task="toy", seed=2)
+    assert table["predictivity"].dtype == np.float64
+    assert table["predictivity"].tolist() == [201 / 300] * 5
+    key = tie_key((1, 5), [2, zlib.crc32(b"toy")]).ravel()
+    assert table["neuron"].tolist() == np.argsort(key).tolist() == [3, 2, 4, 1, 0]
+    reordered = task_ranking(trials[::-1], groups, tokens=1, task="toy", seed=2)
+    pd.testing.assert_frame_equal(reordered, table)
+    # One trial read back from the float32 of a predictivity file lands on the grid:
+    # 0.69, not float32's 0.6899999976158142.
+    file = {
+        f"{name}/trial{t}": array
+        for t, trial in enumerate(trials)
+        for name, array in trial.items()
+    }
+    assert file["max/task/trial1"].dtype == np.float32
+    second = trial_ranking(file, groups, 1, "toy", 2).table["predictivity"]
+    assert second.tolist() == [0.69, 0.68, 0.67, 0.66, 0.65]
+    with pytest.raises(ValueError, match="not multiples of 1/90"):
+        task_ranking(trials, {"task": SampleGroup(np.arange(90), np.arange(90) % 2)}, 1, "toy", 2)
 
 
 def test_accuracy_summary_and_control_table():

@@ -162,6 +162,10 @@ use rule dump_activations as dump_activations_random_words with:
             "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/dev_input.parquet",
             trial=PLAN.random_words_trials,
         ),
+        test_input=expand(
+            "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/test_input.parquet",
+            trial=PLAN.random_words_trials,
+        ),
     log:
         "logs/{model}/random_label_words/{variant}{draw}/activations/{task}.log",
     resources:
@@ -175,6 +179,8 @@ use rule rank_neurons as rank_neurons_random_words with:
     input:
         dev="data/splits/{task}/dev.parquet",
         subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        test="data/splits/{task}/test.parquet",
+        test_subtasks=lambda w: PLAN.subtask_files(w.task, "test"),
         # a seed-only control made of main trials reads their dumps (nothing retrained)
         baselines=lambda w: PLAN.random_words_dumps(
             w.model, "baseline.safetensors", w.task, w.variant, int(w.draw)
@@ -187,6 +193,9 @@ use rule rank_neurons as rank_neurons_random_words with:
         ),
         test_dumps=lambda w: PLAN.random_words_dumps(
             w.model, "test.parquet", w.task, w.variant, int(w.draw)
+        ),
+        test_input_dumps=lambda w: PLAN.random_words_dumps(
+            w.model, "test_input.parquet", w.task, w.variant, int(w.draw)
         ),
     output:
         ranking="results/{model}/random_label_words/{variant}{draw}/rankings/{task}.parquet",

@@ -1,6 +1,7 @@
 """Activations at the prompt tokens (paper A, §3.1): the baseline (Eq. 3) over the
-training split and float16 Parquet dumps of dev and test, per model x task, every
-trial's from one model load."""
+training split and float16 Parquet dumps of dev and test, at the prompt tokens and as
+the input-token mean/max (Figure 3's baselines), per model x task, every trial's from
+one model load."""
 
 
 rule dump_activations:
@@ -32,6 +33,10 @@ rule dump_activations:
         ),
         dev_input=expand(
             "results/{{model}}/activations/{{task}}/trial{trial}/dev_input.parquet",
+            trial=PLAN.trials,
+        ),
+        test_input=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/test_input.parquet",
             trial=PLAN.trials,
         ),
     log:

@@ -1,12 +1,15 @@
 """Skill-neuron rankings (paper A, §3.1-3.2): the predictivity of every neuron under every
-definition, each task's ranking and each trial's top skill neuron. Paper B compares its
-task-specific neurons with these rankings."""
+definition, each task's ranking and each trial's top skill neuron, with the held-out
+test correctness of the neurons the prompts and Figure 3's Avg./Max. baselines select
+on dev. Paper B compares its task-specific neurons with these rankings."""
 
 
 rule rank_neurons:
     input:
         dev="data/splits/{task}/dev.parquet",
         subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        test="data/splits/{task}/test.parquet",
+        test_subtasks=lambda w: PLAN.subtask_files(w.task, "test"),
         baselines=expand(
             "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
             trial=PLAN.trials,
@@ -21,6 +24,10 @@ rule rank_neurons:
         ),
         test_dumps=expand(
             "results/{{model}}/activations/{{task}}/trial{trial}/test.parquet",
+            trial=PLAN.trials,
+        ),
+        test_input_dumps=expand(
+            "results/{{model}}/activations/{{task}}/trial{trial}/test_input.parquet",
             trial=PLAN.trials,
         ),
     output:

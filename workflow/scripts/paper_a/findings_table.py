@@ -7,8 +7,8 @@ import pandas as pd
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.findings import BASELINES, findings_table
-from skillneurons.paper_a.skill_neurons import predictivity_panels, read_trial_results
+from skillneurons.paper_a.findings import findings_table, held_out_panels
+from skillneurons.paper_a.skill_neurons import read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
@@ -16,6 +16,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params = snakemake.input, snakemake.params
     tasks, scores_of = params.tasks, lambda path: Ranking.from_parquet(path).scores()
     draws = params.draws
+    top_neurons = read_trial_results(inputs.top_neurons)
     words, controls = (
         [scores_of(path) for path in inputs.get(key, [])]
         for key in ("label_words", "label_word_controls")
@@ -49,13 +50,8 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             for method in params.methods
         },
         task_types=params.task_types,
-        accuracies=(
-            [read_json(path) for path in inputs.prompt_metrics],
-            read_trial_results(inputs.top_neurons),
-        ),
-        predictivity=predictivity_panels(
-            dict(zip(tasks, inputs.predictivity, strict=True)), ["max", *BASELINES]
-        ),
+        accuracies=([read_json(path) for path in inputs.prompt_metrics], top_neurons),
+        held_out=held_out_panels(top_neurons),
         settings=BootstrapSettings(
             resamples=params.resamples,
             alpha=params.alpha,

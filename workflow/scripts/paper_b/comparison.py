@@ -29,7 +29,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     test_frame = stratified_subset(read_split(inputs.test)[0], params.test_samples, params.seed)
     test = encode_frame(loaded, test_frame, params.max_length)
     predictivity = read_predictivity(inputs.predictivity)
-    groups = list(read_groups(inputs.dev, inputs.subtasks))
+    groups = read_groups(inputs.dev, inputs.subtasks)
     agreements, curves = [], []
     trials = prompt_tuned_trials(
         loaded, test, inputs.prompts, inputs.baselines, params.trials, params.seeds

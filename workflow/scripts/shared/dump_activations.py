@@ -2,9 +2,10 @@
 activation of every neuron at every prompt token, [layers, tokens, neurons], its std
 over the training samples, the mean of the input-token mean/max, and each neuron's std
 over every position, [layers, neurons]: the unit of neuron_std noise at every
-position), then dev and test activations at the prompt tokens and dev's input-token
-mean/max (Figure 3's baselines) as float16 Parquet with one row group per batch (paper
-A, §3.1), for every trial's prompt in turn. Every subset is a seeded, label-stratified
+position), then dev and test activations at the prompt tokens and dev's and test's
+input-token mean/max (Figure 3's baselines: dev selects their neurons, test holds them
+out) as float16 Parquet with one row group per batch (paper A, §3.1), for every trial's
+prompt in turn. Every subset is a seeded, label-stratified
 draw (skillneurons.data.subsets)."""
 
 from skillneurons.data.splits import read_split
@@ -27,6 +28,7 @@ DUMPS = {
     "dev": ("dev", prompt_activations),
     "test": ("test", prompt_activations),
     "dev_input": ("dev", input_token_activations),
+    "test_input": ("test", input_token_activations),
 }
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):

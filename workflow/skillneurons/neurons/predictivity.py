@@ -10,7 +10,10 @@ set the neuron "predicts" label 1 for input ``x`` iff ``a(N, p, x) > a_bsl(N, p)
     Pred(N)    = mean over trials of max over the trial's prompt tokens of Pred(N, p)
                                                                                (Eq. 6)
 
-Neurons sorted by descending ``Pred(N)`` are the task's skill neurons. A multi-class
+Neurons sorted by descending ``Pred(N)`` are the task's skill neurons. Eq. 6's mean is
+computed from the dev counts behind each ``Acc`` (:func:`combine_trials` with
+``samples``), so neurons of equal predictivity get equal floats and the ranking's seeded
+tie key, not float rounding, orders them (:mod:`skillneurons.neurons.ranking`). A multi-class
 task (§3.2) is split into binary subtasks that are scored with the original task's
 prompts and activations; its top-k takes equal numbers of neurons from each subtask
 in turn, skipping neurons already taken (:mod:`skillneurons.neurons.ranking`).
@@ -222,17 +225,31 @@ def neuron_predictivity(
     return pred, best_token
 
 
-def combine_trials(per_trial: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def combine_trials(
+    per_trial: Sequence[np.ndarray], samples: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Overall predictivity (Eq. 6) and its standard error over trials.
 
     Parameters
     ----------
     per_trial : one ``[layers, neurons]`` array per trial (from
-        :func:`neuron_predictivity`).
+        :func:`neuron_predictivity`; float32 as stored in a predictivity file is fine).
+    samples : ``|D_dev|``, the dev samples each trial's ``Acc`` was counted on (Eq. 4),
+        or ``None`` for a plain float mean. With it, every trial's value is read back
+        as the count ``k_t / samples`` it is (Eqs. 4-5: a fraction of the dev samples;
+        values must lie within float32 rounding of that grid), and the mean is computed
+        from the counts, ``sum_t k_t / (samples x trials)``: exact, the same for any
+        order of the trials, and equal for every neuron with the same rational mean.
+        A float mean is not: with 100 dev samples Eq. 4 steps by 0.01, many neurons tie
+        at every cut, and float rounding (trials of 0.65, 0.69, 0.67 and of 0.67, 0.67,
+        0.67, as float32, average 2e-8 apart) would decide those ties, not the ranking's
+        seeded tie key (:func:`skillneurons.neurons.ranking.tie_key`).
 
     Returns
     -------
-    mean : float64 ``[layers, neurons]``, the mean over trials (Eq. 6).
+    mean : float64 ``[layers, neurons]``, the mean over trials (Eq. 6); with
+        ``samples``, the float64 nearest to the exact multiple of
+        ``1 / (samples x trials)``.
     sem : float64 ``[layers, neurons]``, ``std(ddof=1) / sqrt(trials)`` (the error
         bars of Figures 3, 9 and 10); zeros for a single trial.
     """
@@ -244,12 +261,39 @@ def combine_trials(per_trial: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
             f"every trial must have the same [layers, neurons] shape; got {sorted(shapes)}"
         )
     stacked = np.stack([np.asarray(trial, dtype=np.float64) for trial in per_trial])
-    mean = stacked.mean(axis=0)
     trials = stacked.shape[0]
+    if samples is None:
+        mean = stacked.mean(axis=0)
+    else:
+        counts = _dev_counts(stacked, samples)
+        stacked = counts / samples
+        mean = counts.sum(axis=0) / (samples * trials)
     if trials == 1:
         return mean, np.zeros_like(mean)
     sem = stacked.std(axis=0, ddof=1) / np.sqrt(trials)
     return mean, sem
+
+
+def _dev_counts(values: np.ndarray, samples: int) -> np.ndarray:
+    """The dev-sample counts ``k`` behind fractions ``k / samples`` (Eqs. 4-5), as
+    integer-valued float64 of ``values``' shape.
+
+    ``values`` may carry float32 rounding (a predictivity file stores float32): each must
+    lie within ``samples`` float32 epsilons of a count, far closer than the half count
+    that would make the rounding ambiguous; otherwise the values were not measured on
+    ``samples`` dev samples and a ``ValueError`` says so.
+    """
+    if int(samples) < 1:
+        raise ValueError(f"samples (dev samples of Eq. 4) must be at least 1; got {samples}")
+    scaled = np.asarray(values, dtype=np.float64) * samples
+    counts = np.rint(scaled)
+    off = float(np.max(np.abs(scaled - counts), initial=0.0))
+    if off > samples * float(np.finfo(np.float32).eps):
+        raise ValueError(
+            f"predictivity values are not multiples of 1/{samples} (off by up to {off:.3g} "
+            f"samples): pass the number of dev samples they were measured on"
+        )
+    return counts
 
 
 def neuron_correct(

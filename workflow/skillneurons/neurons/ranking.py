@@ -18,7 +18,12 @@ Flat ids: neuron ``n`` of layer ``l`` is ``sum(widths[:l]) + n``, i.e. ``l * wid
 when all layers are equally wide (every supported model); :func:`split_flat` maps a set
 of flat ids back to ``{layer: neuron indices}`` and :func:`interleave_layers` reorders
 an order so that every prefix takes the same number of neurons from each layer.
-Ties in predictivity are broken by ``(layer, neuron)`` order.
+Ties in predictivity are broken by a seeded random key (:func:`tie_key`; the task
+rankings seed it with the run's seed and the task's name), or by ``(layer, neuron)``
+order without one. A tie is a tie only between equal floats: the trial means come
+exact from the dev counts (:func:`skillneurons.neurons.predictivity.combine_trials`
+with ``samples``), so neurons of equal predictivity are equal here and the key, not
+float rounding, decides their order.
 """
 
 from __future__ import annotations
@@ -96,8 +101,10 @@ def _descending_order(
 
 def tie_key(shape: tuple[int, int], seed: int | Sequence[int]) -> np.ndarray:
     """A seeded random key ``[layers, neurons]`` that orders neurons of equal
-    predictivity: with 100 dev samples predictivity takes about 50 values, so hundreds
-    of neurons tie at any cut, and ties by index would favour the lowest layers."""
+    predictivity (ascending key first): with 100 dev samples predictivity takes about 50
+    values, so hundreds of neurons tie at any cut, and ties by index would favour the
+    lowest layers. It only sees exact ties: the predictivities must be exactly equal
+    floats (:func:`skillneurons.neurons.predictivity.combine_trials` with ``samples``)."""
     return np.random.default_rng(seed).permutation(int(np.prod(shape))).reshape(shape)
 
 

@@ -10,8 +10,10 @@ claim (paper A)                             effect; resampled
 ==========================================  =================================================
 skill neurons as accurate as prompts        top neurons' test accuracy minus the prompt's,
 (§4.1, A-T1)                                per trial and task; trials > tasks
-prompts beat Avg./Max. (§4.1, A-F3)         top neuron's predictivity with prompts minus
-                                            with each baseline; trials > tasks
+prompts beat Avg./Max. (§4.1, A-F3)         held-out test accuracy of the neuron the
+                                            prompts select on dev minus that of the
+                                            neuron each baseline selects, mean over
+                                            panels; trials > test samples (per panel)
 top skill neurons matter (§4.2, A-F4):      area under the uniform random curve minus the
 the paper's design                          area under the own-order curve, mean over
                                             evaluation tasks, at the paper's noise (sigma
@@ -59,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
+from skillneurons.paper_a.skill_neurons import SELECTIONS, panel_name
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves, task_curves
 from skillneurons.reporting.findings import (
     NOT_DECIDABLE,
@@ -143,12 +146,14 @@ def baseline_claim(name: str) -> Claim:
     return Claim(
         f"prompts find more predictive neurons than the {name} input-token baseline",
         "§4.1, A-F3/A-F9",
-        f"the top neuron's dev predictivity with prompts - with {name} over the input "
-        "tokens, mean over trials and tasks (subtasks)",
-        "trials, tasks (subtasks)",
+        "held-out test accuracy of the neuron selected on dev with prompts (best layer, "
+        f"prompt token, neuron) - of the neuron selected with {name} over the input "
+        "tokens (best neuron), each with its dev sign, mean over trials and tasks "
+        "(subtasks)",
+        "test samples of each task (subtask), trials (selected on dev, scored on test)",
         "Avg. and Max. hardly find highly-predictive neurons (Figure 3)",
         margin=0.05,
-        margin_basis="smallest effect of interest: 0.05 of predictivity (Figure 3 is a "
+        margin_basis="smallest effect of interest: 0.05 of accuracy (Figure 3 is a "
         "histogram, no number)",
     )
 
@@ -450,29 +455,53 @@ def label_words_claims(
 
 
 def baseline_claims(
-    panels: Mapping[str, Mapping[str, Sequence[np.ndarray]]], settings: BootstrapSettings
+    held_out: Mapping[str, Mapping[str, np.ndarray]], settings: BootstrapSettings
 ) -> list[dict]:
-    """A-F3's two rows (:func:`baseline_claim`): per trial and task (or subtask) panel
-    (:func:`skillneurons.paper_a.skill_neurons.predictivity_panels` with the keys
-    ``max`` and :data:`BASELINES`), the top neuron's predictivity with prompts (``max``:
-    over the prompt tokens, the paper's) minus with the baseline; trials and panels
-    resampled (crossed)."""
-    rows = []
-    for key, name in BASELINES.items():
-        claim = baseline_claim(name)
-        chosen = [p for p in panels.values() if p.get(key) and p.get("max")]
-        if not chosen or len({len(p[key]) for p in chosen} | {len(p["max"]) for p in chosen}) != 1:
-            rows.append(unavailable(claim, f"no {name} predictivity for every trial"))
-            continue
-        matrix = np.array(
-            [
-                [np.max(a) - np.max(b) for a, b in zip(p["max"], p[key], strict=True)]
-                for p in chosen
-            ]
-        ).T  # [trials, panels]
-        units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
-        rows.append(decide(claim, _crossed_mean(matrix), units, settings))
-    return rows
+    """A-F3's two rows (:func:`baseline_claim`), on held-out samples.
+
+    ``held_out`` maps each task (or subtask) panel to its selections' correctness,
+    bool ``[trials, test samples]`` (:func:`held_out_panels`): ``max`` for the neuron
+    the prompts select on dev, and one per key of :data:`BASELINES`. The effect is the
+    mean over panels of the prompts' accuracy minus the baseline's on the drawn trials
+    and test samples; trials > each panel's test samples resampled (crossed: the same
+    samples under every trial). Comparing the selections on the dev samples that chose
+    them would favour the prompts, which pick the max of ``tokens`` times more cells.
+    """
+    if not held_out:
+        return [
+            unavailable(baseline_claim(name), "no held-out selections")
+            for name in BASELINES.values()
+        ]
+    prompts = {panel: values["max"] for panel, values in held_out.items()}
+    return [
+        _accuracy_gap(
+            baseline_claim(name),
+            prompts,
+            {panel: values[key] for panel, values in held_out.items()},
+            settings,
+        )
+        for key, name in BASELINES.items()
+    ]
+
+
+def held_out_panels(results: Sequence[Mapping]) -> dict[str, dict[str, np.ndarray]]:
+    """Per task (or subtask) panel, each selection's held-out correctness, bool
+    ``[trials, samples]`` in trial order, from the top-neuron results' ``held_out``
+    entries (:func:`skillneurons.paper_a.skill_neurons.held_out_correct`)."""
+    by_task: dict[str, list[Mapping]] = {}
+    for result in sorted(results, key=lambda r: (r["task"], int(r["trial"]))):
+        by_task.setdefault(result["task"], []).append(result["held_out"])
+    panels = {}
+    for task, trials in by_task.items():
+        for group, first in trials[0].items():
+            panel = panel_name(task, group)
+            if any(trial[group]["test_idx"] != first["test_idx"] for trial in trials):
+                raise ValueError(f"panel {panel!r}: trials were scored on different test samples")
+            panels[panel] = {
+                key: np.array([trial[group][key]["test_correct"] for trial in trials], dtype=bool)
+                for key in SELECTIONS
+            }
+    return panels
 
 
 # --------------------------------------------------------------------------- controls
@@ -514,9 +543,25 @@ def pretraining_claim(
     tasks = [task for task in pretrained if task in random_model]
     if not tasks:
         return unavailable(PRETRAINING, "no control results")
+    common = {task: pretrained[task] for task in tasks}
+    return _accuracy_gap(PRETRAINING, common, random_model, settings)
+
+
+def _accuracy_gap(
+    claim: Claim,
+    better: Mapping[str, np.ndarray],
+    worse: Mapping[str, np.ndarray],
+    settings: BootstrapSettings,
+) -> dict:
+    """``claim`` decided on the mean over ``better``'s tasks (panels) of the accuracy of
+    ``better`` minus ``worse``, each a task's bool ``[trials, samples]`` on the same
+    samples; trials > each task's test samples resampled (crossed)."""
+    trials = {values.shape[0] for task in better for values in (better[task], worse[task])}
+    if len(trials) != 1:
+        return unavailable(claim, f"the compared results differ in trials ({sorted(trials)})")
     units = Units(
-        runs={"trials": pretrained[tasks[0]].shape[0]},
-        samples={f"{task}: test samples": pretrained[task].shape[1] for task in tasks},
+        runs={"trials": trials.pop()},
+        samples={f"{task}: test samples": better[task].shape[1] for task in better},
     )
 
     def accuracy(correct: np.ndarray, task: str, indices: Mapping[str, np.ndarray]) -> float:
@@ -524,12 +569,12 @@ def pretraining_claim(
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
         gaps = [
-            accuracy(pretrained[task], task, indices) - accuracy(random_model[task], task, indices)
-            for task in tasks
+            accuracy(better[task], task, indices) - accuracy(worse[task], task, indices)
+            for task in better
         ]
         return float(np.mean(gaps))
 
-    return decide(PRETRAINING, statistic, units, settings)
+    return decide(claim, statistic, units, settings)
 
 
 def control_correct(results: Sequence[Mapping]) -> dict[str, np.ndarray]:
@@ -559,7 +604,7 @@ def findings_table(
     settings: BootstrapSettings,
     label_word_controls: Mapping[str, Sequence[np.ndarray]] | None = None,
     accuracies: tuple[Sequence[Mapping], Sequence[Mapping]] = ((), ()),
-    predictivity: Mapping[str, Mapping[str, Sequence[np.ndarray]]] | None = None,
+    held_out: Mapping[str, Mapping[str, np.ndarray]] | None = None,
     paper_design: Mapping[str, pd.DataFrame] | None = None,
     noise_floor: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
@@ -573,8 +618,9 @@ def findings_table(
     scores (empty: the experiment is off) and ``label_word_controls`` to its seed-only
     controls'; ``methods`` each tuning method to its perturbation rows per evaluation
     task; ``accuracies`` every trial's prompt-tuning metrics and top-neuron results
-    (:func:`comparable_claim`; empty: the row is not measured); ``predictivity`` the
-    per-trial predictivity panels with the Avg./Max. baselines (:func:`baseline_claims`);
+    (:func:`comparable_claim`; empty: the row is not measured); ``held_out`` the
+    held-out correctness of the neurons the prompts and the Avg./Max. baselines select
+    per task (subtask) panel (:func:`held_out_panels`, :func:`baseline_claims`);
     ``paper_design`` each evaluation task's perturbation file on the paper's design
     (:data:`TOP_PAPER`; empty: not measured); ``noise_floor`` §4.4's noise floor per
     task (:func:`label_words_claims`).
@@ -584,7 +630,7 @@ def findings_table(
     trials = next(iter(curves.values())).trials
     rows = [
         comparable_claim(*accuracies, settings),
-        *baseline_claims(predictivity or {}, settings),
+        *baseline_claims(held_out or {}, settings),
         gap_claim(TOP_PAPER, paper, "random", settings),
         gap_claim(TOP_PAPER_MATCHED, paper, LAYER_MATCHED, settings),
         gap_claim(TOP_UNIFORM, curves, "random", settings),

@@ -13,12 +13,28 @@ Glue between the dumps (:mod:`skillneurons.neurons.activations`) and the predict
   input-token baselines), and :func:`task_ranking` ranks the trial means (Eq. 6);
   :func:`trial_ranking` ranks one trial's predictivity alone (the ranking on that
   trial's own model, as the A-vs-B comparison reads it);
-- :func:`top_neuron_correct` evaluates a trial's top skill neuron on test (Table 1).
+- :func:`top_neuron_correct` evaluates a trial's top skill neuron on test (Table 1);
+- :func:`selected_neurons` and :func:`held_out_correct` hold Figure 3's comparison out:
+  the neuron the prompts select on dev and the one each Avg./Max. baseline selects,
+  scored on the test samples.
 
 Predictivity file ``results/{model}/predictivity/{task}.safetensors``: float32
 ``[layers, neurons]`` tensors named ``{definition}/{group}/trial{t}`` for definition
 in :data:`DEFINITIONS` and group ``task`` (binary tasks) or a subtask name, plus int64
-``best_token/{group}/trial{t}`` (Eq. 6's best prompt token).
+``best_token/{group}/trial{t}`` (Eq. 6's best prompt token). Each value is a count
+over the group's dev samples to float32 precision.
+
+Top-neuron file ``results/{model}/skill_neurons/tuned/{task}.json`` (rule
+``rank_neurons``): ``model``, ``task``, ``trials`` (their number) and then ``trials``,
+one entry per trial in trial order: ``task``, ``trial``, Table 1's ``test_accuracy``,
+``test_idx`` and ``test_correct`` (:func:`skill_neuron_accuracy`), and ``held_out``
+(:func:`held_out_correct`): per group (``task`` or a subtask name), ``test_idx`` (the
+group's test samples in the dumps, int) and, for each selection of
+:data:`SELECTIONS` (``max``: the prompts; ``input_avg``, ``input_max``: the Avg./Max.
+baselines), the neuron chosen on dev (``layer``, ``token``, ``neuron``,
+``dev_accuracy``, ``sign``; ``token`` indexes the prompt tokens for ``max``, the
+``input_mean_max`` dump's two "tokens" otherwise) with ``test_correct``, one bool per
+``test_idx``.
 """
 
 from __future__ import annotations
@@ -26,7 +42,7 @@ from __future__ import annotations
 import logging
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -48,6 +64,12 @@ LOG = logging.getLogger(__name__)
 #: Predictivity definitions stored per trial: the paper's (max over prompt tokens of
 #: max(Acc, 1-Acc)), appendix G's alternatives, and Figure 3's input-token baselines.
 DEFINITIONS = ("max", "mean", "positive", "input_avg", "input_max")
+#: Figure 3's input-token baselines by their "token" in an ``input_mean_max`` dump:
+#: "Avg." reads the mean over the input tokens, "Max." the max.
+INPUT_TOKENS = {"input_avg": 0, "input_max": 1}
+#: The neuron selections compared on held-out samples: the prompts' (``max``, Eq. 6's
+#: definition) and each input-token baseline's.
+SELECTIONS = ("max", *INPUT_TOKENS)
 BINARY_GROUP = "task"
 
 
@@ -135,9 +157,9 @@ def trial_predictivities(
             out[f"{definition}/{group}"] = pred.astype(np.float32)
             if definition == "max":
                 out[f"best_token/{group}"] = best.astype(np.int64)
-        avg, top = input_accuracy[group][:, :1], input_accuracy[group][:, 1:]
-        out[f"input_avg/{group}"] = neuron_predictivity(avg, "max")[0].astype(np.float32)
-        out[f"input_max/{group}"] = neuron_predictivity(top, "max")[0].astype(np.float32)
+        for key, token in INPUT_TOKENS.items():
+            accuracy = input_accuracy[group][:, token : token + 1]
+            out[f"{key}/{group}"] = neuron_predictivity(accuracy, "max")[0].astype(np.float32)
     return out
 
 
@@ -153,22 +175,29 @@ def modal_token(best_tokens: Sequence[np.ndarray], tokens: int) -> np.ndarray:
 
 def task_ranking(
     per_trial: Sequence[Mapping[str, np.ndarray]],
-    groups: Sequence[str],
+    groups: Mapping[str, SampleGroup],
     tokens: int,
     task: str,
     seed: int,
 ) -> pd.DataFrame:
     """The rankings table (see :func:`skillneurons.neurons.ranking.ranking_table`) of a task.
 
+    ``groups`` are the task's sample groups (:func:`read_groups`), in the order the
+    subtasks take turns; each group's dev size sets the resolution of its predictivity.
     Overall predictivity is the mean over trials of the paper's definition (Eq. 6),
-    with its s.e.m.; ``best_token`` is the most frequent best token over trials. Ties
-    are broken by a random key seeded by ``seed`` and the task's name
-    (:func:`skillneurons.neurons.ranking.tie_key`), so each task breaks them its own way.
+    computed exactly from the dev counts
+    (:func:`skillneurons.neurons.predictivity.combine_trials` with ``samples``), with its
+    s.e.m.; ``best_token`` is the most frequent best token over trials. Neurons of equal
+    predictivity are therefore exactly tied, and the tie is broken by a random key
+    seeded by ``seed`` and the task's name (:func:`skillneurons.neurons.ranking.tie_key`),
+    so each task breaks them its own way and none by float rounding.
     """
     means, sems, best = {}, {}, {}
-    for group in groups:
+    for group, members in groups.items():
         key = None if group == BINARY_GROUP else group
-        means[key], sems[key] = combine_trials([trial[f"max/{group}"] for trial in per_trial])
+        means[key], sems[key] = combine_trials(
+            [trial[f"max/{group}"] for trial in per_trial], samples=len(members.idx)
+        )
         best[key] = modal_token([trial[f"best_token/{group}"] for trial in per_trial], tokens)
     shape = next(iter(means.values())).shape
     return ranking_table(means, sems, best, tie_key(shape, [seed, zlib.crc32(task.encode())]))
@@ -176,15 +205,16 @@ def task_ranking(
 
 def trial_ranking(
     predictivity: Mapping[str, np.ndarray],
-    groups: Sequence[str],
+    groups: Mapping[str, SampleGroup],
     trial: int,
     task: str,
     seed: int,
 ) -> Ranking:
     """Trial ``trial``'s own ranking: :func:`task_ranking` of that trial alone, from the
-    arrays of a predictivity file (:func:`read_predictivity`); ``groups`` in the order
-    the task's ranking takes them (:func:`read_groups`). Eq. 6 with one trial is the
-    trial's Eq. 5 predictivity, ties broken as in the task's ranking."""
+    arrays of a predictivity file (:func:`read_predictivity`); ``groups`` as the task's
+    ranking takes them (:func:`read_groups`). Eq. 6 with one trial is the trial's Eq. 5
+    predictivity, read back from float32 onto its dev-count grid, ties broken as in the
+    task's ranking."""
     suffix = f"/trial{trial}"
     arrays = {
         name.removesuffix(suffix): values
@@ -233,22 +263,118 @@ def neuron_values(dump_path: str, cells: Sequence[tuple[int, int, int]]) -> pd.D
     return frame.astype({c: np.float32 for c in value_columns})
 
 
+def _cell(top: TopNeuron) -> tuple[int, int, int]:
+    return top.layer, top.token, top.neuron
+
+
+def _in_group(values: pd.DataFrame, group: SampleGroup | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows of ``values`` (:func:`neuron_values`) in ``group`` and the group's labels
+    for them (a subtask's), or every row with the dump's labels when ``group`` is None."""
+    if group is None:
+        return values, values["label"].to_numpy()
+    rows = values[values["idx"].isin(group.idx)]
+    return rows, pd.Series(group.labels, index=group.idx).loc[rows["idx"]].to_numpy()
+
+
 def top_neuron_correct(
     top: TopNeuron, baseline: np.ndarray, test_dump: str, group: SampleGroup | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Table 1: per test sample, whether predicting with one neuron, ``a > a_bsl`` (or
     ``<=`` when its dev accuracy was below 0.5), is right; restricted to ``group``'s
     samples if given. Returns the samples' ``idx`` and bool ``correct``."""
-    cell = (top.layer, top.token, top.neuron)
-    values = neuron_values(test_dump, [cell])
-    labels = values["label"].to_numpy()
-    if group is not None:
-        lookup = pd.Series(group.labels, index=group.idx)
-        values = values[values["idx"].isin(group.idx)]
-        labels = lookup.loc[values["idx"]].to_numpy()
-    activations = values.iloc[:, 2].to_numpy()
-    correct = neuron_correct(activations, labels, float(baseline[cell]), top.sign)
+    cell = _cell(top)
+    values, labels = _in_group(neuron_values(test_dump, [cell]), group)
+    correct = neuron_correct(values[cell_name(cell)], labels, float(baseline[cell]), top.sign)
     return values["idx"].to_numpy(np.int64), correct
+
+
+def selected_neurons(
+    prompt_accuracy: np.ndarray, input_accuracy: np.ndarray
+) -> dict[str, TopNeuron]:
+    """Figure 3's selections on one group's dev samples (§4.1), by :data:`SELECTIONS`.
+
+    Parameters
+    ----------
+    prompt_accuracy : float ``[layers, tokens, neurons]``, Eq. 4 at the prompt tokens.
+    input_accuracy : float ``[layers, 2, neurons]``, Eq. 4 of the input-token mean and
+        max (an ``input_mean_max`` dump).
+
+    Returns
+    -------
+    ``{"max": TopNeuron, "input_avg": TopNeuron, "input_max": TopNeuron}``: the prompts'
+    most predictive (layer, prompt token, neuron) (Eq. 5, Table 1's top neuron), and each
+    baseline's most predictive neuron (its ``token`` the baseline's in the dump), each
+    with the sign its dev accuracy gives (:func:`skillneurons.neurons.predictivity.neuron_sign`).
+    The prompts pick from ``tokens`` times more cells than a baseline, so on dev the max
+    favours them even where no neuron predicts anything; held-out samples
+    (:func:`held_out_correct`) compare the selections without that edge.
+    """
+    selected = {"max": top_neuron(prompt_accuracy)}
+    for key, token in INPUT_TOKENS.items():
+        selected[key] = replace(top_neuron(input_accuracy[:, token : token + 1]), token=token)
+    return selected
+
+
+def held_out_correct(
+    prompt_accuracy: Mapping[str, np.ndarray],
+    input_accuracy: Mapping[str, np.ndarray],
+    baselines: Mapping[str, np.ndarray],
+    test_dump: str,
+    test_input_dump: str,
+    groups: Mapping[str, SampleGroup],
+) -> dict[str, dict]:
+    """Per test sample of each group, whether each neuron selected on dev
+    (:func:`selected_neurons`) is right (§4.1, Figure 3 held out): ``a > a_bsl``
+    predicts label 1 (``<=`` for sign -1, fixed on dev), with ``a_bsl`` of Eq. 3 at the
+    neuron's cell.
+
+    Parameters
+    ----------
+    prompt_accuracy, input_accuracy : group -> the trial's dev accuracies (Eq. 4,
+        :func:`trial_accuracies`) at the prompt tokens and of the input-token mean/max.
+    baselines : the trial's baseline file: ``prompt`` ``[layers, tokens, neurons]`` and
+        ``input_mean_max`` ``[layers, 2, neurons]``.
+    test_dump, test_input_dump : the trial's test dumps at the prompt tokens and of the
+        input-token mean/max; each is read once.
+    groups : the task's test sample groups (:func:`read_groups` of the test split and its
+        subtasks), named as the dev groups.
+
+    Returns
+    -------
+    The ``held_out`` entry of the top-neuron file (module docstring): per group,
+    ``test_idx`` and, per selection, the neuron with its ``test_correct``.
+    """
+    selected = {
+        name: selected_neurons(prompt_accuracy[name], input_accuracy[name]) for name in groups
+    }
+    prompt_cells = {_cell(tops["max"]) for tops in selected.values()}
+    input_cells = {_cell(tops[key]) for tops in selected.values() for key in INPUT_TOKENS}
+    prompt = neuron_values(test_dump, sorted(prompt_cells))
+    inputs = neuron_values(test_input_dump, sorted(input_cells))
+    if not np.array_equal(prompt["idx"].to_numpy(), inputs["idx"].to_numpy()):
+        raise ValueError(
+            f"{test_dump} and {test_input_dump} hold different test samples; rerun rule "
+            "dump_activations, which draws both with the same seed"
+        )
+    values = {"max": (prompt, baselines["prompt"])}
+    values.update({key: (inputs, baselines["input_mean_max"]) for key in INPUT_TOKENS})
+    out = {}
+    for name, group in groups.items():
+        rows, labels = _in_group(prompt, group)
+        if rows.empty:
+            raise ValueError(
+                f"{test_dump}: none of group {name!r}'s {len(group.idx)} test samples is in "
+                "the dump (raise activations.max_samples?)"
+            )
+        entry: dict[str, object] = {"test_idx": rows["idx"].tolist()}
+        for key, top in selected[name].items():
+            frame, baseline = values[key]
+            cell = _cell(top)
+            activations = frame.loc[rows.index, cell_name(cell)]
+            correct = neuron_correct(activations, labels, float(baseline[cell]), top.sign)
+            entry[key] = {**top.__dict__, "test_correct": correct.tolist()}
+        out[name] = entry
+    return out
 
 
 def skill_neuron_accuracy(
@@ -339,9 +465,14 @@ def predictivity_panels(
             key, group, _ = name.split("/")
             if key not in keys:
                 continue
-            panel = task if group == BINARY_GROUP else f"{task}: {group}"
+            panel = panel_name(task, group)
             panels.setdefault(panel, {k: [] for k in keys})[key].append(arrays[name])
     return panels
+
+
+def panel_name(task: str, group: str) -> str:
+    """A (sub)task panel's name: the task for a binary task, ``task: subtask`` otherwise."""
+    return task if group == BINARY_GROUP else f"{task}: {group}"
 
 
 def skill_neuron_table(

@@ -144,9 +144,9 @@ class PaperAPlan:
 
     def findings_inputs(self, model: str) -> dict[str, list[str]]:
         """The per-sample results behind paper A's claims: perturbation files, rankings,
-        the controls' top neurons, every trial's prompt-tuning metrics, top neurons and
-        predictivity (§4.1); §4.4 (the random-label-word draws' rankings and their
-        seed-only controls') and §5 only when the config runs them."""
+        the controls' top neurons, every trial's prompt-tuning metrics and top neurons
+        with the held-out Avg./Max. selections (§4.1); §4.4 (the random-label-word draws'
+        rankings and their seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "paper_design": self.task_files(model, "perturbation/paper_design/{task}.parquet"),
@@ -157,7 +157,6 @@ class PaperAPlan:
                 trial=self.trials,
             ),
             "top_neurons": self.task_files(model, "skill_neurons/tuned/{task}.json"),
-            "predictivity": self.task_files(model, "predictivity/{task}.safetensors"),
             **{c: self.control_files(model, c) for c in ("random_prompt", "random_model")},
             **{
                 method: self.tuning_curves(model, method, self.tuning_tasks)
