@@ -8,11 +8,17 @@ entry point a rule (or the Snakefile) calls: the rule ``import_task_file``'s
 or :func:`~skillneurons.models.gguf.gguf_file`. The test checks that the message is one
 line, that it matches the case's pattern, and that the failing rule's output file
 (the case's ``output``) was not written.
+
+The data that cannot make a task (one class, a text with two labels, a declared label
+without rows) is also run as a new user runs it, through the command line
+(:func:`run_splits`: ``snakemake data/splits/<task>/train.parquet
+data/splits/<task>/test.parquet --configfile my.yaml``), beside files that make a task.
 """
 
 import json
 import logging
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -21,11 +27,13 @@ import pandas as pd
 import pytest
 import torch
 import transformers
+import yaml
 
+from conftest import run_snakemake
 from skillneurons.config import ConfigError, load_schema, validate_config
 from skillneurons.data.sources import DataSourceError, load_source, read_raw, write_raw
 from skillneurons.data.splits import SplitError, make_splits
-from skillneurons.data.tasks import TaskError, task_spec
+from skillneurons.data.tasks import SPLITS, TaskError, task_spec
 from skillneurons.infra.io import temporary_path
 from skillneurons.models.gguf import gguf_file
 from skillneurons.models.loading import check_family, load_model
@@ -62,10 +70,11 @@ def import_task(
     return read_raw(str(tmp_path / OUT))
 
 
-def split_task(tmp_path: Path, content: Content) -> dict[str, pd.DataFrame]:
+def split_task(tmp_path: Path, content: Content, **definition) -> dict[str, pd.DataFrame]:
     """What the rules ``import_task_file`` and then ``split`` do for a user task ``mine``
-    read from ``content``, with the default config's seed and split fractions."""
-    config = validate_config(user_task(path=str(tmp_path / "mine.csv")))
+    read from ``content`` (with ``definition``'s keys), with the default config's seed and
+    split fractions."""
+    config = validate_config(user_task(path=str(tmp_path / "mine.csv"), **definition))
     definition = config["task_definitions"]["mine"]
     import_task(tmp_path, content, **definition)
     data = config["data"]
@@ -87,6 +96,16 @@ def import_directory(tmp_path: Path) -> pd.DataFrame:
 
 def jsonl(*records: dict) -> str:
     return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def csv_rows(*labels: str, start: int = 0) -> str:
+    """CSV data rows, one per label, each with its own text ``review <number>``."""
+    return "".join(f"review {start + i},{label}\n" for i, label in enumerate(labels))
+
+
+ALTERNATING = csv_rows(*NAMES * 100)  # 200 distinct texts, 100 of each label
+#: 200 rows of 100 texts, each once negative and once positive.
+CONTRADICTING = "".join(f"review {i},negative\nreview {i},positive\n" for i in range(100))
 
 
 def user_task(**definition) -> dict:
@@ -194,6 +213,81 @@ CASES = [
         r"rows repeat another row's text and were removed as duplicates \(no text may be in "
         r"two splits\), leaving 2 distinct rows; add more distinct examples",
         "data/splits/mine/train.parquet",
+    ),
+    Case(
+        "one-class-only",
+        lambda tmp: split_task(tmp, "text,label\n" + csv_rows(*["positive"] * 200)),
+        SplitError,
+        r"task 'mine' \(file \S*mine\.csv\): every row is labelled 'positive' \(rows per "
+        r"class once repeated texts are removed: negative 0, positive 200\); a task needs "
+        r"rows of two classes at least: add rows labelled 'negative'$",
+        "data/splits/mine/train.parquet",
+    ),
+    Case(
+        "declared-label-without-rows",
+        lambda tmp: split_task(tmp, "text,label\n" + ALTERNATING, label_names=[*NAMES, "neutral"]),
+        SplitError,
+        r"task 'mine' \(file \S*mine\.csv\): no row is labelled 'neutral' \(rows per class "
+        r"once repeated texts are removed: negative 100, positive 100, neutral 0\); remove "
+        r"'neutral' from task_definitions\.mine\.label_names, or add rows labelled 'neutral'$",
+        "data/splits/mine/train.parquet",
+    ),
+    Case(
+        "label-missing-from-a-split",
+        lambda tmp: split_task(
+            tmp,
+            "text,label\n" + ALTERNATING + csv_rows("neutral", start=200),
+            label_names=[*NAMES, "neutral"],
+        ),
+        SplitError,
+        r"task 'mine' \(file \S*mine\.csv\): split 'train' has no row labelled 'neutral' "
+        r"\(rows per class in train: negative 70, positive 71, neutral 0; dev: negative 19, "
+        r"positive 21, neutral 0; test: negative 11, positive 8, neutral 1\); add rows "
+        "labelled 'neutral': train, dev and test need one each at least$",
+        "data/splits/mine/train.parquet",
+    ),
+    Case(
+        "same-text-with-two-labels",
+        lambda tmp: import_task(tmp, "text,label\n" + CONTRADICTING),
+        DataSourceError,
+        rf"task 'mine': {FILE}: 100 texts appear with different labels \(200 rows; data rows "
+        r"1, 2 \('review 0': negative, positive\); data rows 3, 4 \('review 1': negative, "
+        r"positive\); data rows 5, 6 \('review 2': negative, positive\); and 97 more\); "
+        r"correct those labels, or set task_definitions\.mine\.on_conflicting_labels to drop "
+        r"\(remove every row of such a text\) or first \(keep the label of its first row\)$",
+    ),
+    Case(
+        "jsonl-same-text-with-two-labels",
+        lambda tmp: import_task(
+            tmp,
+            jsonl({"text": "fine", "label": "positive"}, {"text": "meh", "label": "negative"})
+            + "\n"
+            + jsonl({"text": "fine", "label": "negative"}, {"text": "fine", "label": "positive"}),
+            "mine.jsonl",
+        ),
+        DataSourceError,
+        rf"{FILE}: 1 text appears with different labels \(3 rows; lines 1, 4, 5 \('fine': "
+        r"positive, negative\)\); correct those labels",
+    ),
+    Case(
+        "every-row-dropped-as-conflicting",
+        lambda tmp: import_task(tmp, "text,label\n" + CONTRADICTING, on_conflicting_labels="drop"),
+        DataSourceError,
+        rf"{FILE}: 100 texts appear with different labels \(200 rows; .*\), and "
+        "on_conflicting_labels drop leaves no row; correct those labels$",
+    ),
+    Case(
+        "unknown-conflict-policy",
+        lambda tmp: validate_config(user_task(on_conflicting_labels="last")),
+        ConfigError,
+        r"config key 'task_definitions\.mine\.on_conflicting_labels': 'last' is not one of "
+        r"\['error', 'drop', 'first'\]",
+    ),
+    Case(
+        "unknown-conflict-policy-in-the-task",
+        lambda tmp: import_task(tmp, "text,label\na,positive\n", on_conflicting_labels="last"),
+        TaskError,
+        r"task 'mine': on_conflicting_labels 'last' is not one of error, drop, first$",
     ),
     Case(
         "csv-empty-label-cell",
@@ -578,6 +672,38 @@ def test_latin_1_file_loads_with_its_encoding(tmp_path):
     assert frame["label"].tolist() == [1, 0]
 
 
+#: Two texts with different labels (data rows 1-2 and 3-5), then 100 distinct texts.
+CONFLICTS = (
+    "text,label\nreview 0,negative\nreview 0,positive\nreview 1,positive\nreview 1,positive\n"
+    "review 1,negative\n" + csv_rows(*NAMES * 50, start=2)
+)
+FOUND = (
+    "task 'mine': file {file}: 2 texts appear with different labels (5 rows; data rows 1, "
+    "2 ('review 0': negative, positive); data rows 3, 4, 5 ('review 1': positive, negative))"
+)
+
+
+def test_drop_removes_every_row_of_a_conflicting_text_and_logs_the_counts(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="skillneurons.data.sources"):
+        frame = import_task(tmp_path, CONFLICTS, on_conflicting_labels="drop")
+    assert frame["text_a"].tolist() == [f"review {i}" for i in range(2, 102)]
+    found = FOUND.format(file=tmp_path / "mine.csv")
+    assert f"{found}; dropped those 5 rows (on_conflicting_labels: drop)" in caplog.text
+
+
+def test_first_keeps_the_first_rows_label_and_logs_the_counts(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="skillneurons.data.sources"):
+        splits = split_task(tmp_path, CONFLICTS, on_conflicting_labels="first")
+    rows = pd.concat(splits.values()).set_index("text_a")
+    assert len(rows) == 102
+    assert rows.loc[["review 0", "review 1"], "label"].tolist() == [0, 1]
+    found = FOUND.format(file=tmp_path / "mine.csv")
+    assert (
+        f"{found}; kept the label of each text's first row (on_conflicting_labels: first): "
+        "3 later rows of those texts are removed as repeats when the task is split"
+    ) in caplog.text
+
+
 def test_encoding_is_a_config_key(tmp_path):
     config = validate_config(user_task(encoding="latin-1"))
     assert config["task_definitions"]["mine"]["encoding"] == "latin-1"
@@ -629,3 +755,150 @@ def test_converting_a_pickle_checkpoint_as_the_error_says_makes_it_load(tmp_path
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_every_supported_family_passes_the_family_check(family):
     check_family(FAMILIES[family][0]().config, family)  # raises for unsupported ones
+
+
+# ---------------------------------------------------------------------- through the CLI
+
+
+def run_splits(
+    sandbox: Path, tasks: dict[str, dict], files: dict[str, Content]
+) -> subprocess.CompletedProcess:
+    """What a new user runs: ``files`` (path -> content) written in ``sandbox``, ``my.yaml``
+    defining ``tasks`` (name -> ``task_definitions`` entry), then ``snakemake`` for each
+    task's train and test splits with ``--configfile my.yaml``."""
+    for name, content in files.items():
+        (sandbox / name).parent.mkdir(parents=True, exist_ok=True)
+        write_input(sandbox / name, content)
+    config = {"tasks": list(tasks), "task_definitions": tasks}
+    (sandbox / "my.yaml").write_text(yaml.safe_dump(config))
+    targets = [
+        f"data/splits/{task}/{split}.parquet" for task in tasks for split in ("train", "test")
+    ]
+    return run_snakemake(sandbox, *targets, "--configfile", "my.yaml", "--cores", "2", check=False)
+
+
+def own_task(path: str = "data/mine.csv", **definition) -> dict:
+    """A ``task_definitions`` entry for a CSV with a ``text`` and a ``label`` column."""
+    return {"path": path, "text_columns": ["text"], "label_names": NAMES, **definition}
+
+
+class Refused(NamedTuple):
+    content: str
+    definition: dict
+    rule: str  # the rule that refuses the data, before any model job
+    message: str  # regex its log's failure line must match
+
+
+REFUSED = {
+    "one-class-only": Refused(
+        "text,label\n" + csv_rows(*["positive"] * 200),
+        {},
+        "split",
+        r"SplitError: task 'mine' \(file data/mine\.csv\): every row is labelled 'positive' "
+        r"\(rows per class once repeated texts are removed: negative 0, positive 200\); a task "
+        "needs rows of two classes at least: add rows labelled 'negative'$",
+    ),
+    "same-text-with-two-labels": Refused(
+        "text,label\n" + CONTRADICTING,
+        {},
+        "import_task_file",
+        r"DataSourceError: task 'mine': file data/mine\.csv: 100 texts appear with different "
+        r"labels \(200 rows; data rows 1, 2 \('review 0': negative, positive\);.* and 97 more\); "
+        r"correct those labels, or set task_definitions\.mine\.on_conflicting_labels to drop "
+        r"\(remove every row of such a text\) or first \(keep the label of its first row\)$",
+    ),
+    "same-text-with-two-labels-keeping-the-first": Refused(
+        "text,label\n" + CONTRADICTING,
+        {"on_conflicting_labels": "first"},
+        "split",
+        r"SplitError: task 'mine' \(file data/mine\.csv\): every row is labelled 'negative' "
+        r"\(rows per class once repeated texts are removed: negative 100, positive 0\); a task "
+        "needs rows of two classes at least: add rows labelled 'positive'$",
+    ),
+    "declared-label-without-rows": Refused(
+        "text,label\n" + ALTERNATING,
+        {"label_names": [*NAMES, "neutral"]},
+        "split",
+        r"SplitError: task 'mine' \(file data/mine\.csv\): no row is labelled 'neutral' \(rows "
+        r"per class once repeated texts are removed: negative 100, positive 100, neutral 0\); "
+        r"remove 'neutral' from task_definitions\.mine\.label_names, or add rows labelled "
+        "'neutral'$",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_cli_refuses_data_that_cannot_make_a_task(sandbox, case):
+    refused = REFUSED[case]
+    result = run_splits(
+        sandbox, {"mine": own_task(**refused.definition)}, {"data/mine.csv": refused.content}
+    )
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert f"Error in rule {refused.rule}" in output, output[-3000:]
+    log = (sandbox / f"logs/data/{refused.rule}/mine.log").read_text()
+    failure = next(line for line in log.splitlines() if " failed " in line)
+    assert f"rule {refused.rule} failed (task=mine): " in failure
+    assert re.search(refused.message, failure), failure
+    made = sorted(str(path.relative_to(sandbox)) for path in (sandbox / "data").rglob("*.parquet"))
+    assert made == (["data/raw/mine.parquet"] if refused.rule == "split" else [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "policy, rows, logged",
+    [
+        ("drop", 100, "dropped those 5 rows (on_conflicting_labels: drop)"),
+        (
+            "first",
+            102,
+            "kept the label of each text's first row (on_conflicting_labels: first): 3 later "
+            "rows of those texts are removed as repeats when the task is split",
+        ),
+    ],
+)
+def test_cli_conflicting_labels_are_resolved_as_the_task_says(sandbox, policy, rows, logged):
+    task = own_task(on_conflicting_labels=policy)
+    result = run_splits(sandbox, {"mine": task}, {"data/mine.csv": CONFLICTS})
+    assert result.returncode == 0, result.stderr[-3000:]
+    splits = [pd.read_parquet(sandbox / f"data/splits/mine/{s}.parquet") for s in SPLITS]
+    assert sum(len(split) for split in splits) == rows
+    log = (sandbox / "logs/data/import_task_file/mine.log").read_text()
+    found = FOUND.format(file="data/mine.csv")
+    assert f"{found}; {logged}" in log, log
+
+
+@pytest.mark.slow
+def test_cli_splits_the_files_that_make_a_task(sandbox):
+    """A 98:2 imbalance, integer labels, NUL bytes in texts and a space in the path."""
+    tasks = {
+        "imbalanced": own_task("data/imbalanced.csv"),
+        "integers": own_task("data/integers.csv"),
+        "nul_bytes": own_task("data/nul_bytes.csv"),
+        "spaced": own_task("data/my data/spaced.csv"),
+    }
+    files = {
+        "data/imbalanced.csv": "text,label\n" + csv_rows(*["negative"] * 980, *["positive"] * 20),
+        "data/integers.csv": "text,label\n" + csv_rows(*["0", "1"] * 100),
+        "data/nul_bytes.csv": "text,label\n" + csv_rows(*NAMES * 100).replace(" ", "\x00"),
+        "data/my data/spaced.csv": "text,label\n" + ALTERNATING,
+    }
+    result = run_splits(sandbox, tasks, files)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for task, rows in (
+        ("imbalanced", 1000),
+        ("integers", 200),
+        ("nul_bytes", 200),
+        ("spaced", 200),
+    ):
+        splits = {s: pd.read_parquet(sandbox / f"data/splits/{task}/{s}.parquet") for s in SPLITS}
+        assert [len(splits[s]) for s in SPLITS] == [rows * 7 // 10, rows // 5, rows // 10]
+        assert all(set(split["label"]) == {0, 1} for split in splits.values()), task
+        texts = pd.concat(splits.values()).set_index("idx").sort_index()["text_a"]
+        expected = "review\x00{}" if task == "nul_bytes" else "review {}"
+        assert texts.tolist() == [expected.format(i) for i in range(rows)]
+    labels = pd.concat(
+        pd.read_parquet(sandbox / f"data/splits/imbalanced/{s}.parquet") for s in SPLITS
+    )
+    assert labels["label"].value_counts().to_dict() == {0: 980, 1: 20}

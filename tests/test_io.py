@@ -1,5 +1,6 @@
 """Atomic writes, metadata round trips, results tables and job logs."""
 
+import errno
 import logging
 import os
 import subprocess
@@ -10,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
+from safetensors import SafetensorError
 
 from skillneurons.infra.io import (
     apply_umask,
@@ -38,6 +40,37 @@ def test_a_failed_write_leaves_no_file(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(errno.ENOSPC, "Error writing bytes to file"),  # pyarrow's words
+        OSError(errno.EDQUOT, "Disk quota exceeded"),
+        SafetensorError("Error while serializing: I/O error: No space left (os error 28)"),
+    ],
+    ids=["full-disk", "quota", "safetensors"],
+)
+def test_a_write_out_of_space_names_its_file_and_leaves_nothing(tmp_path, error):
+    target = tmp_path / "out.parquet"
+    with pytest.raises(OSError) as raised, atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise error
+    assert raised.value.errno in (errno.ENOSPC, errno.EDQUOT)
+    assert raised.value.__cause__ is error
+    assert str(raised.value) == (
+        f"[Errno {raised.value.errno}] {os.strerror(raised.value.errno)} while writing "
+        f"{target} (its temporary file was removed: nothing was written there); free space "
+        "on that filesystem and rerun"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_another_failed_write_raises_its_own_error(tmp_path):
+    error = OSError(errno.EACCES, "Permission denied")
+    with pytest.raises(OSError) as raised, atomic_path(tmp_path / "out.json"):
+        raise error
+    assert raised.value is error
 
 
 def test_a_killed_writes_temporary_file_is_replaced_by_the_next_attempt(tmp_path):

@@ -1,5 +1,7 @@
 """Loading tasks: Hub datasets (through a local fixture), local copies and user files."""
 
+import logging
+
 import pandas as pd
 import pytest
 
@@ -37,6 +39,23 @@ def test_glue_qnli_loads_pairs_with_validation_as_test():
     assert frame["text_a"].tolist() == ["q1", "q2", "q3", "q4"]
     assert frame["text_b"].tolist() == ["s1", "s2", "s3", "s4"]
     assert frame["role"].tolist() == ["train", "train", "train", "test"]
+
+
+def test_hub_task_keeps_the_first_label_of_a_conflicting_text_and_logs_it(caplog):
+    """A built-in task keeps its published rows (the split keeps each text's first row, as
+    before) and the log says how many texts conflict."""
+    train = pd.DataFrame({"sentence": ["a", "b", "a", "c"], "label": [0, 1, 1, 0]})
+    validation = pd.DataFrame({"sentence": ["b", "d"], "label": [0, 1]})
+    hub = fake_hub({"train": train, "validation": validation}, [])
+    with caplog.at_level(logging.WARNING, logger="skillneurons.data.sources"):
+        frame = load_source(BUILTIN_TASKS["sst2"], load_dataset=hub)
+    assert frame["label"].tolist() == [0, 1, 1, 0, 0, 1]
+    assert (
+        "task 'sst2': nyu-mll/glue (sst2): 2 texts appear with different labels (4 rows; "
+        "rows 1, 3 ('a': negative, positive); rows 2, 5 ('b': positive, negative)); kept the "
+        "label of each text's first row (on_conflicting_labels: first): 2 later rows of "
+        "those texts are removed as repeats when the task is split"
+    ) in caplog.text
 
 
 def test_ag_news_keeps_business_and_sports_only_and_renumbers():

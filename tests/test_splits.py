@@ -115,3 +115,28 @@ def test_subtask_with_one_class_is_an_error():
     frame = pd.DataFrame({"idx": [0, 1], "text_a": "x", "text_b": None, "label": [1, 1]})
     with pytest.raises(SplitError, match="single class"):
         subtask_split(frame, BUILTIN_TASKS["mnli"].subtask("neutral_vs_rest"), seed=0)
+
+
+def test_a_split_without_a_declared_class_is_refused():
+    """syn_tweet's dev rows lack 'neutral': the split rule refuses the task and says which
+    size to raise (a synthetic task's roles are its splits)."""
+    labels = {"train": [0, 1, 2, 0], "dev": [0, 2, 2], "test": [1, 0, 2]}
+    roles = [role for role, values in labels.items() for _ in values]
+    frame = pool(len(roles), roles).assign(label=sum(labels.values(), []))
+    message = (
+        r"^task 'syn_tweet': split 'dev' has no row labelled 'neutral' \(rows per class in "
+        r"train: negative 2, neutral 1, positive 1; dev: negative 1, neutral 0, positive 2; "
+        r"test: negative 1, neutral 1, positive 1\); raise synthetic\.dev_size$"
+    )
+    with pytest.raises(SplitError, match=message):
+        make_splits(frame, BUILTIN_TASKS["syn_tweet"], seed=0, dev_fraction=0.2, test_fraction=0.1)
+
+
+def test_every_class_in_every_split_passes():
+    labels = {"train": [0, 1, 2, 0], "dev": [0, 1, 2], "test": [1, 0, 2]}
+    roles = [role for role, values in labels.items() for _ in values]
+    frame = pool(len(roles), roles).assign(label=sum(labels.values(), []))
+    splits = make_splits(
+        frame, BUILTIN_TASKS["syn_tweet"], seed=0, dev_fraction=0.2, test_fraction=0.1
+    )
+    assert {name: split["label"].tolist() for name, split in splits.items()} == labels

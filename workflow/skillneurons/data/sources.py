@@ -5,7 +5,9 @@ The standard frame has the columns ``text_a`` (str), ``text_b`` (str or null),
 ``label`` (int64, ``0..k-1`` in the order of the task's label names) and ``role``
 (``"train"``, ``"dev"`` or ``"test"``: which split a row may end up in; dev and
 test rows are carved out of ``"train"`` rows when a source has none; see
-:func:`skillneurons.data.splits.make_splits`).
+:func:`skillneurons.data.splits.make_splits`). A text that appears with different
+labels is refused, dropped or kept with its first label, as the task's
+``on_conflicting_labels`` says (:func:`resolve_conflicting_labels`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from skillneurons.data.splits import text_key
 from skillneurons.data.synthetic import SYNTHETIC_TASKS, generate_task
 from skillneurons.data.tasks import TaskError, TaskSpec
 from skillneurons.infra.io import write_table
@@ -47,6 +50,10 @@ class DataSourceError(RuntimeError):
 #: Parquet rows from 1; other frames (Hub splits) are numbered ``row`` from 1.
 ROW_UNITS = ("data row", "line", "row")
 SHOWN_ROWS = 5
+#: Texts with different labels an error names (with their rows), before "and N more".
+SHOWN_CONFLICTS = 3
+#: Characters of a text an error quotes.
+SHOWN_CHARACTERS = 40
 
 
 def _numbered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -166,7 +173,8 @@ def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> p
     dataset's are kept as published). Labels may be integers or label names (see
     :func:`_label_ids`). For tasks restricted to some source classes
     (``spec.keep_labels``) other rows are dropped and kept ones renumbered. ``where``
-    names the source in error messages, which number rows as :data:`ROW_UNITS` says.
+    names the source in error messages, which number rows as :data:`ROW_UNITS` says;
+    the returned frame keeps those row numbers as its index.
     """
     where = f"task {spec.name!r}: {where}"
     frame = _numbered(frame)
@@ -199,8 +207,84 @@ def standardize(frame: pd.DataFrame, spec: TaskSpec, role: str, where: str) -> p
             "text_b": texts[1].to_numpy() if spec.is_pair else [None] * len(frame),
             "label": labels.to_numpy(),
             "role": role,
-        }
+        },
+        index=frame.index,
     )
+
+
+def _excerpt(text: str) -> str:
+    """A text as an error quotes it: its first :data:`SHOWN_CHARACTERS` characters."""
+    if len(text) <= SHOWN_CHARACTERS:
+        return repr(text)
+    return repr(text[:SHOWN_CHARACTERS]) + "..."
+
+
+def _describe_conflicts(
+    frame: pd.DataFrame, keys: pd.Series, conflicting: pd.Series, spec: TaskSpec
+) -> str:
+    """The texts of ``frame`` with different labels, for a message: how many, on how many
+    rows, and the first :data:`SHOWN_CONFLICTS` with their rows, an excerpt and their
+    labels: ``2 texts appear with different labels (4 rows; data rows 1, 2 ('great':
+    negative, positive); ...)``."""
+    texts, rows = keys[conflicting].nunique(), int(conflicting.sum())
+    shown = []
+    for key in keys[conflicting].unique()[:SHOWN_CONFLICTS]:
+        same = keys == key
+        labels = ", ".join(spec.label_names[label] for label in frame.loc[same, "label"].unique())
+        excerpt = _excerpt(frame.loc[same, "text_a"].iloc[0])
+        shown.append(f"{_rows(frame, same)} ({excerpt}: {labels})")
+    more = f"; and {texts - SHOWN_CONFLICTS} more" if texts > SHOWN_CONFLICTS else ""
+    verb = "text appears" if texts == 1 else "texts appear"
+    return f"{texts} {verb} with different labels ({rows} rows; {'; '.join(shown)}{more})"
+
+
+def resolve_conflicting_labels(frame: pd.DataFrame, spec: TaskSpec, where: str) -> pd.DataFrame:
+    """Refuse, drop or keep texts that appear with different labels, as
+    ``spec.on_conflicting_labels`` says; the standard frame that remains, renumbered.
+
+    A text (``text_a`` with ``text_b``, compared exactly, as the split's deduplication
+    compares them) whose rows carry more than one label cannot be learnt or scored:
+    splitting keeps one row per text, so its first row's label would win silently.
+    ``"error"`` raises :class:`DataSourceError` naming the first conflicts' rows
+    (numbered as :data:`ROW_UNITS` says), their labels and how many texts conflict;
+    ``"drop"`` removes every row of those texts and ``"first"`` leaves the frame as it
+    is (the split keeps each text's first row); both log what they did, with counts.
+    ``where`` names the source (``task 'x': file data/x.csv``).
+    """
+    frame = _numbered(frame)
+    keys = text_key(frame)
+    conflicting = frame["label"].groupby(keys).transform("nunique") > 1
+    if not conflicting.any():
+        return frame.reset_index(drop=True)
+    found = _describe_conflicts(frame, keys, conflicting, spec)
+    key = f"task_definitions.{spec.name}.on_conflicting_labels"
+    if spec.on_conflicting_labels == "error":
+        raise DataSourceError(
+            f"{where}: {found}; correct those labels, or set {key} to drop (remove every "
+            "row of such a text) or first (keep the label of its first row)"
+        )
+    rows, texts = int(conflicting.sum()), keys[conflicting].nunique()
+    if spec.on_conflicting_labels == "drop":
+        if conflicting.all():
+            raise DataSourceError(
+                f"{where}: {found}, and on_conflicting_labels drop leaves no row; "
+                "correct those labels"
+            )
+        LOG.warning(
+            "%s: %s; dropped those %d rows (on_conflicting_labels: drop)", where, found, rows
+        )
+        return frame[~conflicting].reset_index(drop=True)
+    later = rows - texts
+    LOG.warning(
+        "%s: %s; kept the label of each text's first row (on_conflicting_labels: first): "
+        "%d later row%s of those texts %s removed as repeats when the task is split",
+        where,
+        found,
+        later,
+        "" if later == 1 else "s",
+        "is" if later == 1 else "are",
+    )
+    return frame.reset_index(drop=True)
 
 
 def _source_roles(spec: TaskSpec) -> dict[str, str]:
@@ -224,7 +308,8 @@ def frame_from_splits(
                 f"task {spec.name!r}: {where} has no split {split!r}; it has {', '.join(splits)}"
             )
         parts.append(standardize(splits[split], spec, role, f"{where} split {split!r}"))
-    return pd.concat(parts, ignore_index=True)
+    frame = pd.concat(parts, ignore_index=True)
+    return resolve_conflicting_labels(frame, spec, f"task {spec.name!r}: {where}")
 
 
 def read_local_splits(folder: Path, splits: Iterable[str], owner: str) -> dict[str, pd.DataFrame]:
@@ -459,7 +544,8 @@ def load_source(
         counts = [int(sizes.get(split, 0)) for split in ("train", "dev", "test")]
         frame = generate_task(spec.name, sum(counts), seed=seed, label_noise=label_noise)
         roles = ["train"] * counts[0] + ["dev"] * counts[1] + ["test"] * counts[2]
-        return frame.assign(role=roles)[list(STANDARD_COLUMNS)]
+        frame = frame.assign(role=roles)[list(STANDARD_COLUMNS)]
+        return resolve_conflicting_labels(frame, spec, f"task {spec.name!r}: generator")
     if spec.source == "file":
         frame = read_file(
             spec.path,
@@ -467,7 +553,9 @@ def load_source(
             encoding=spec.encoding,
             key=f"task_definitions.{spec.name}",
         )
-        return standardize(frame, spec, "train", f"file {spec.path}")
+        where = f"file {spec.path}"
+        frame = standardize(frame, spec, "train", where)
+        return resolve_conflicting_labels(frame, spec, f"task {spec.name!r}: {where}")
     if spec.source == "hub":
         if local_copy:
             return _read_local_copy(spec, Path(local_copy))

@@ -37,10 +37,13 @@ SPLIT_SCHEMA = pa.schema(
 
 
 class SplitError(ValueError):
-    """A split would be empty or a subtask would have a single class."""
+    """A split would be empty or lack a declared class, or a subtask would have a single
+    class."""
 
 
-def _text_key(frame: pd.DataFrame) -> pd.Series:
+def text_key(frame: pd.DataFrame) -> pd.Series:
+    """Each row's example as one string (``text_a`` and ``text_b``): rows with equal keys
+    hold the same example, kept once when a task is split."""
     return frame["text_a"].astype(str) + "\x1f" + frame["text_b"].fillna("\x00").astype(str)
 
 
@@ -53,10 +56,15 @@ def _carve(
     return pool.iloc[np.sort(order[n_carved:])], pool.iloc[np.sort(order[:n_carved])]
 
 
+def _where(spec: TaskSpec) -> str:
+    """How an error names a task: ``task 'x'``, with its file for a user task."""
+    return f"task {spec.name!r}" + (f" (file {spec.path})" if spec.path else "")
+
+
 def _empty_split(spec: TaskSpec, split: str, rows: int, distinct: int) -> SplitError:
     """The error for an empty ``split`` of a source with ``rows`` rows, ``distinct``
     of them with distinct texts."""
-    where = f"task {spec.name!r}" + (f" (file {spec.path})" if spec.path else "")
+    where = _where(spec)
     if distinct == rows:
         return SplitError(
             f"{where}: split {split!r} is empty ({rows} source rows; check the data and the "
@@ -68,6 +76,62 @@ def _empty_split(spec: TaskSpec, split: str, rows: int, distinct: int) -> SplitE
         f"splits), leaving {distinct} distinct rows; add more distinct examples (train, "
         "dev and test need one each at least)"
     )
+
+
+def _class_counts(spec: TaskSpec, labels: pd.Series) -> str:
+    """Rows per declared class, in label order: ``negative 3, positive 0``."""
+    counts = labels.value_counts()
+    return ", ".join(f"{name} {int(counts.get(i, 0))}" for i, name in enumerate(spec.label_names))
+
+
+def _add_rows(spec: TaskSpec, absent: list[str], split: str | None = None) -> str:
+    """How to give a task rows of the ``absent`` classes (in ``split``, or in every split)."""
+    if spec.source == "file":
+        each = ": train, dev and test need one each at least" if split else ""
+        return f"add rows labelled {', '.join(map(repr, absent))}{each}"
+    if spec.source == "synthetic":
+        sizes = f"{split}_size" if split else "train_size, dev_size and test_size"
+        return f"raise synthetic.{sizes}"
+    return "this source cannot make the task as declared"
+
+
+def _missing_class(spec: TaskSpec, splits: dict[str, pd.DataFrame]) -> SplitError | None:
+    """The error for splits that lack a declared class, or None when every split has
+    a row of each.
+
+    A class without rows cannot be learnt (train), selected on (dev) or scored (test),
+    and a task whose rows have one class is no task at all. The data is checked first
+    (its rows once repeated texts are removed: the three splits together), then each
+    split, so the message says whether to fix ``label_names`` or add rows.
+    """
+    where, names = _where(spec), spec.label_names
+    data = pd.concat([splits[split]["label"] for split in SPLITS])
+    absent = [name for i, name in enumerate(names) if not (data == i).any()]
+    counts = f"rows per class once repeated texts are removed: {_class_counts(spec, data)}"
+    if len(absent) == len(names) - 1:
+        (only,) = set(names) - set(absent)
+        return SplitError(
+            f"{where}: every row is labelled {only!r} ({counts}); a task needs rows of two "
+            f"classes at least: {_add_rows(spec, absent)}"
+        )
+    if absent:
+        listed = ", ".join(map(repr, absent))
+        key = f"task_definitions.{spec.name}.label_names"
+        remove = f"remove {listed} from {key}, or " if spec.source == "file" else ""
+        return SplitError(
+            f"{where}: no row is labelled {listed} ({counts}); {remove}{_add_rows(spec, absent)}"
+        )
+    for split in SPLITS:
+        lacking = [name for i, name in enumerate(names) if not (splits[split]["label"] == i).any()]
+        if lacking:
+            per_split = "; ".join(
+                f"{name}: {_class_counts(spec, splits[name]['label'])}" for name in SPLITS
+            )
+            return SplitError(
+                f"{where}: split {split!r} has no row labelled {', '.join(map(repr, lacking))} "
+                f"(rows per class in {per_split}); {_add_rows(spec, lacking, split)}"
+            )
+    return None
 
 
 def make_splits(
@@ -83,12 +147,14 @@ def make_splits(
     whose text occurs in dev) are dropped, so dev and test never share an example
     with train, by ``idx`` or by text.
 
-    Raises :class:`SplitError` when a split ends up empty; the message says how many
-    distinct texts were left once duplicates were removed.
+    Raises :class:`SplitError` when a split ends up empty (the message says how many
+    distinct texts were left once duplicates were removed), or when the data or a split
+    lacks a declared class (:func:`_missing_class`): the split rule refuses such a task
+    before any model job reads it.
     """
     rng = np.random.default_rng(seed)
     frame = source.reset_index(drop=True).rename_axis("idx").reset_index()
-    frame["key"] = _text_key(frame)
+    frame["key"] = text_key(frame)
     train = frame[frame["role"] == "train"].drop_duplicates("key")
     dev = frame[frame["role"] == "dev"]
     test = frame[frame["role"] == "test"]
@@ -106,6 +172,9 @@ def make_splits(
         if splits[name].empty:
             raise _empty_split(spec, name, len(source), frame["key"].nunique())
         splits[name] = splits[name][["idx", "text_a", "text_b", "label"]].reset_index(drop=True)
+    missing = _missing_class(spec, splits)
+    if missing is not None:
+        raise missing
     return splits
 
 

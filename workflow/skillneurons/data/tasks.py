@@ -71,6 +71,9 @@ from skillneurons.data.synthetic import SYNTHETIC_TASKS
 
 TASK_TYPES = ("sentiment", "inference", "topic", "paraphrase")
 SPLITS = ("train", "dev", "test")
+#: What a task does with a text that appears with different labels (see
+#: :func:`skillneurons.data.sources.resolve_conflicting_labels`).
+CONFLICT_POLICIES = ("error", "drop", "first")
 
 
 class TaskError(ValueError):
@@ -117,6 +120,16 @@ class TaskSpec:
     twin : for a synthetic task, the paper task it mirrors.
     label_words : the verbalizer's words of a task with more than three labels, one
         per label (paper A's defaults cover two and three labels).
+    on_conflicting_labels : what a text that appears with different labels does, one
+        of :data:`CONFLICT_POLICIES`: ``"error"`` refuses the data, ``"drop"`` removes
+        every row of such a text, ``"first"`` keeps its first row's label (the later
+        rows go with the other repeated texts when the task is split). User tasks
+        default to ``"error"`` (:func:`task_from_config`). Built-in tasks keep
+        ``"first"``, logged with counts: their splits are the published datasets' (a
+        Hub dataset that repeats a text with another label cannot be edited from the
+        config, and refusing it would leave the paper's task unusable), and the
+        synthetic suite never repeats a text (its generator draws unique texts, label
+        noise flips labels without copying rows), so its splits are unchanged.
     """
 
     name: str
@@ -137,6 +150,7 @@ class TaskSpec:
     subtasks: tuple[Subtask, ...] = field(default_factory=tuple)
     twin: str | None = None
     label_words: tuple[str, ...] | None = None
+    on_conflicting_labels: str = "first"
 
     @property
     def num_labels(self) -> int:
@@ -410,12 +424,24 @@ def _label_names(name: str, definition: Mapping) -> tuple[str, ...]:
     return label_names
 
 
+def _conflict_policy(name: str, definition: Mapping) -> str:
+    """The ``on_conflicting_labels`` key of a user task (default error), checked."""
+    policy = definition.get("on_conflicting_labels", "error")
+    if policy not in CONFLICT_POLICIES:
+        raise TaskError(
+            f"task {name!r}: on_conflicting_labels {policy!r} is not one of "
+            f"{', '.join(CONFLICT_POLICIES)}"
+        )
+    return policy
+
+
 def task_from_config(name: str, definition: Mapping) -> TaskSpec:
     """Build the spec of a user task from its ``task_definitions`` entry in the config.
 
     ``definition`` holds ``path``, ``format`` (csv, jsonl or parquet; guessed from the
     suffix when absent), ``encoding`` (of a csv or jsonl file; default utf-8),
-    ``text_columns`` (one or two), ``label_column``, ``label_names`` and ``type``.
+    ``text_columns`` (one or two), ``label_column``, ``label_names``, ``type`` and
+    ``on_conflicting_labels`` (error, drop or first; default error).
     Labels in the file may be integers ``0..k-1`` or the label names themselves
     (see :func:`skillneurons.data.sources.standardize`). The file is split into
     train/dev/test by the config's ``data.dev_fraction`` and ``data.test_fraction``;
@@ -442,6 +468,7 @@ def task_from_config(name: str, definition: Mapping) -> TaskSpec:
         path=str(definition["path"]),
         file_format=fmt,
         encoding=_encoding(name, definition),
+        on_conflicting_labels=_conflict_policy(name, definition),
     )
 
 

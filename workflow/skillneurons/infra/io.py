@@ -5,8 +5,11 @@ place, so a job killed mid-write never leaves a file that Snakemake (or a reader
 would take as complete. The temporary file has one name per target,
 ``.<name>.tmp`` (:func:`temporary_path`): a killed write leaves it behind, and the
 job's rerun overwrites it and renames it into place, so no temporary file outlives
-the rerun. In a job launched as several processes only the main one writes; the
-others write to a scratch folder that is discarded (:mod:`skillneurons.infra.launch`).
+the rerun. A write that fails for want of space (a full disk or an exhausted quota)
+removes its temporary file too and raises an ``OSError`` that names the file it was
+writing (:func:`atomic_path`). In a job launched as several processes only the main one
+writes; the others write to a scratch folder that is discarded
+(:mod:`skillneurons.infra.launch`).
 Files are created as ``open()`` creates them, with the mode the user's
 umask gives (a results folder shared by a group stays readable to the group).
 
@@ -17,9 +20,11 @@ the tensor functions, so data rules start fast.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -55,6 +60,32 @@ def apply_umask(path: str | os.PathLike) -> None:
         item.chmod((0o777 if item.is_dir() else 0o666) & ~mask)
 
 
+#: Error numbers of a write that failed for want of space: a full filesystem, a quota.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _error_number(error: BaseException) -> int | None:
+    """The OS error number behind a failed write: an ``OSError``'s errno, or the
+    ``(os error N)`` a Rust library (safetensors) writes into its message."""
+    if isinstance(error, OSError):
+        return error.errno
+    found = re.search(r"\(os error (\d+)\)", str(error))
+    return int(found.group(1)) if found else None
+
+
+def _no_space(error: BaseException, target: Path) -> OSError | None:
+    """For a write of ``target`` that failed for want of space, an ``OSError`` naming
+    ``target`` (pyarrow's and safetensors' errors name no file); None for another failure."""
+    number = _error_number(error)
+    if number not in NO_SPACE:
+        return None
+    return OSError(
+        number,
+        f"{os.strerror(number)} while writing {target} (its temporary file was removed: "
+        "nothing was written there); free space on that filesystem and rerun",
+    )
+
+
 def temporary_path(path: str | os.PathLike) -> Path:
     """The one temporary name of ``path`` while it is written: ``.<name>.tmp`` beside it."""
     target = Path(path)
@@ -69,7 +100,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     A leftover of an earlier, killed attempt is removed first; on an exception the
     temporary file is removed; a kill, which never reaches the rename, leaves it with
     a hidden ``.tmp`` name that no rule declares as output, for the rerun to replace.
-    In a launched job's other processes the path lies in a scratch folder, removed after.
+    A failure for want of space is raised again as an ``OSError`` naming ``path``
+    (:func:`_no_space`). In a launched job's other processes the path lies in a scratch
+    folder, removed after.
     """
     target = Path(path)
     if not writes_outputs():
@@ -86,6 +119,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         if target.is_dir() and tmp_path.is_dir():
             shutil.rmtree(target)
         os.replace(tmp_path, target)
+    except Exception as error:
+        full = _no_space(error, target)
+        if full is None:
+            raise
+        raise full from error
     finally:
         if tmp_path.is_dir():
             shutil.rmtree(tmp_path)
