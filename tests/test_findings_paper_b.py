@@ -93,7 +93,10 @@ def test_the_papers_rows_read_its_random_sets_and_ours_the_layer_matched_ones():
     )
     assert paper["estimate"] == pytest.approx(0.25, abs=1e-9)
     assert ours["estimate"] == pytest.approx(0.1, abs=1e-9)
-    assert (paper["paper"], ours["paper"]) == ("§4.1, B-T1", "§4.1, B-T1 (layer-matched; ours)")
+    assert (paper["paper"], ours["paper"]) == (
+        "§4.1, B-T1",
+        "§4.1, B-T1 (ours: layer-matched random neurons)",
+    )
     assert ours["claim"].endswith("layer-matched random neurons (ours)")
     assert "ours" not in paper["claim"] + paper["paper"]
     # training: own 0.6; paper B's random sets 0.3, the layer-matched ones 0.6 as well
@@ -256,7 +259,7 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
         TRAINING_CONTROL_LAYER_MATCHED, both, SETTINGS, random=RANDOM_LAYER_MATCHED
     )
     assert paper["estimate"] == pytest.approx(0.15) and ours["estimate"] == pytest.approx(0.0)
-    assert ours["paper"] == "A.4, B-F5c (layer-matched control; ours)"
+    assert ours["paper"] == "A.4, B-F5c (ours: the control with layer-matched random neurons)"
     matrix = effect_matrix(both, {t: 0.5 for t in TASKS}, condition=RANDOM_LAYER_MATCHED)
     np.testing.assert_allclose(
         matrix.set_index("neurons_of").loc[TASKS, TASKS], np.where(np.eye(3), 30.0, 0.0)
@@ -307,10 +310,10 @@ def test_generation_claims_read_per_sample_rouge():
     trained = generation_results("zero_shot", own=0.5, cross=0.25, random=0.3, layer_matched=0.4)
     rows = generation_claims(off, trained, SETTINGS)
     assert [row["paper"] for row in rows] == [
-        "§4.1, B-T1 (generation)", "§4.1, B-T1 (generation, layer-matched; ours)",
-        "§4.2, B-T2 (generation)", "§4.2, B-T2 (generation, layer-matched; ours)",
+        "§4.1, B-T1 (generation)", "§4.1, B-T1 (generation; ours: layer-matched random neurons)",
+        "§4.2, B-T2 (generation)", "§4.2, B-T2 (generation; ours: layer-matched random neurons)",
         "A.4, B-F5b", "A.4, B-F5d", "A.4, B-F5d (control; ours)",
-        "A.4, B-F5d (layer-matched control; ours)",
+        "A.4, B-F5d (ours: the control with layer-matched random neurons)",
     ]  # fmt: skip
     # random - own 0.1 (layer-matched 0.05); task - random 0.2 (layer-matched 0.1); own
     # drop 0.15 - other drops 0.02; own gain 0.3 - other gains 0.05; that margin 0.25 -

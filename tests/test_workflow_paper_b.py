@@ -238,9 +238,9 @@ def test_paper_b_findings_are_interval_decisions(results):
     assert (findings["paper"] == "§6, B-T5").sum() == 9
     assert (findings["paper"] == "§6, B-F4").sum() == 2
     for paper in (
-        "§4.1, B-T1", "§4.1, B-T1 (layer-matched; ours)", "§4.2, B-T2",
-        "§4.2, B-T2 (layer-matched; ours)", "A.4, B-F5c (control; ours)",
-        "A.4, B-F5c (layer-matched control; ours)",
+        "§4.1, B-T1", "§4.1, B-T1 (ours: layer-matched random neurons)", "§4.2, B-T2",
+        "§4.2, B-T2 (ours: layer-matched random neurons)", "A.4, B-F5c (control; ours)",
+        "A.4, B-F5c (ours: the control with layer-matched random neurons)",
     ):  # fmt: skip
         row = findings[findings["paper"] == paper]
         assert len(row) == 1 and row["verdict"].iloc[0] != "not measured", paper

@@ -92,7 +92,7 @@ DEACTIVATION_VS_RANDOM = Claim(
 DEACTIVATION_VS_LAYER_MATCHED = Claim(
     "deactivating a task's neurons hurts it more than deactivating layer-matched random "
     "neurons (ours)",
-    "§4.1, B-T1 (layer-matched; ours)",
+    "§4.1, B-T1 (ours: layer-matched random neurons)",
     "accuracy with layer-matched random neurons deactivated (as many in every layer as the "
     "task's k%) - with the task's k% deactivated, task mean",
     "training runs > random draws > test samples of each task",
@@ -112,7 +112,7 @@ TRAINING = Claim(
 )
 TRAINING_VS_LAYER_MATCHED = Claim(
     "training only a task's neurons gains more than training layer-matched random neurons (ours)",
-    "§4.2, B-T2 (layer-matched; ours)",
+    "§4.2, B-T2 (ours: layer-matched random neurons)",
     "accuracy after training the task's k% - after training layer-matched random neurons "
     "(as many in every layer as the task's k%), task mean",
     "training runs > random draws > test samples of each task",
@@ -152,7 +152,7 @@ TRAINING_CONTROL = Claim(
 TRAINING_CONTROL_LAYER_MATCHED = Claim(
     "training a task's own neurons makes the diagonal dominate more than training "
     "layer-matched random neurons on the same data",
-    "A.4, B-F5c (layer-matched control; ours)",
+    "A.4, B-F5c (ours: the control with layer-matched random neurons)",
     "B-F5c's margin (own gain - mean gain of the other cells of its row and column) - "
     "the same margin with layer-matched random neurons trained, task mean",
     "training runs > random draws > test samples of each task",
@@ -173,7 +173,7 @@ DEACTIVATION_GENERATION = Claim(
 DEACTIVATION_GENERATION_LAYER_MATCHED = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating "
     "layer-matched random neurons (ours)",
-    "§4.1, B-T1 (generation, layer-matched; ours)",
+    "§4.1, B-T1 (generation; ours: layer-matched random neurons)",
     "ROUGE-L F1 with layer-matched random neurons deactivated (as many in every layer as "
     "the task's k%) - with the task's k% deactivated, task mean",
     "training runs > random draws > test samples of each generation task",
@@ -203,7 +203,7 @@ TRAINING_GENERATION = Claim(
 TRAINING_GENERATION_LAYER_MATCHED = Claim(
     "training only a generation task's neurons gains more than training layer-matched "
     "random neurons (ours)",
-    "§4.2, B-T2 (generation, layer-matched; ours)",
+    "§4.2, B-T2 (generation; ours: layer-matched random neurons)",
     "ROUGE-L F1 after training the task's k% - after training layer-matched random "
     "neurons (as many in every layer as the task's k%), task mean",
     "training runs > random draws > test samples of each generation task",
@@ -236,7 +236,7 @@ GENERATION_CONTROL = Claim(
 GENERATION_CONTROL_LAYER_MATCHED = Claim(
     "training a generation task's own neurons makes the diagonal dominate more than "
     "training layer-matched random neurons on the same data",
-    "A.4, B-F5d (layer-matched control; ours)",
+    "A.4, B-F5d (ours: the control with layer-matched random neurons)",
     "B-F5d's ROUGE-L F1 margin (own gain - mean gain of the other cells of its row and "
     "column) - the same margin with layer-matched random neurons trained, task mean",
     "training runs > random draws > test samples of each generation task",
