@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from skillneurons.models.encoding import encode_split
-from skillneurons.models.sites import ffn_sites
+from skillneurons.models.sites import ffn_sites, neuron_parameters
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifiers
 from skillneurons.paper_b.continual import (
@@ -89,23 +89,32 @@ def test_combined_neurons_follow_eq_12_and_restore_the_model():
     now = output_columns(model)
     weights = np.array([0.25, 0.75])
     rows_now = ffn_sites(model)[0].input_projections[0].weight.detach().clone()
+    # the default, Eq. 12 as written: every stored neuron times its stages' weights
     with combined_neurons(model, [first, second], weights):
+        literal = output_columns(model)
+        rows_literal = ffn_sites(model)[0].input_projections[0].weight.detach().clone()
+    # neuron 1: only stage a holds it (b's values - 1); 3: only b; 2: both
+    torch.testing.assert_close(literal[0][:, 1], 0.25 * (now[0][:, 1] - 1))
+    torch.testing.assert_close(literal[0][:, 3], 0.75 * now[0][:, 3])
+    torch.testing.assert_close(literal[0][:, 2], 0.25 * (now[0][:, 2] - 1) + 0.75 * now[0][:, 2])
+    torch.testing.assert_close(literal[0][:, 0], now[0][:, 0])  # in no set
+    torch.testing.assert_close(literal[1], now[1])  # layer 1: no set
+    torch.testing.assert_close(rows_literal[1], 0.25 * (rows_now[1] - 2.0))  # input rows too
+    torch.testing.assert_close(rows_literal[2], 0.25 * (rows_now[2] - 2.0) + 0.75 * rows_now[2])
+    for after, before in zip(output_columns(model), now, strict=True):
+        assert torch.equal(after, before)  # restored on exit
+    # normalized (ours): divided by the weights of the stages that hold the neuron
+    with combined_neurons(model, [first, second], weights, combine="normalized"):
         inside = output_columns(model)
         rows_inside = ffn_sites(model)[0].input_projections[0].weight.detach().clone()
-    # neuron 1: only stage a holds it; 3: only b; 2: both, normalized 0.25 a + 0.75 b
     torch.testing.assert_close(inside[0][:, 1], now[0][:, 1] - 1.0)
     torch.testing.assert_close(inside[0][:, 3], now[0][:, 3])
     torch.testing.assert_close(inside[0][:, 2], now[0][:, 2] - 0.25)
-    torch.testing.assert_close(inside[0][:, 0], now[0][:, 0])  # in no set
-    torch.testing.assert_close(inside[1], now[1])  # layer 1: no set
-    torch.testing.assert_close(rows_inside[1], rows_now[1] - 2.0)  # the input rows too
+    torch.testing.assert_close(inside[0][:, 0], now[0][:, 0])
+    torch.testing.assert_close(rows_inside[1], rows_now[1] - 2.0)
     torch.testing.assert_close(rows_inside[2], rows_now[2] - 0.5)
     for after, before in zip(output_columns(model), now, strict=True):
-        assert torch.equal(after, before)  # restored on exit
-    with combined_neurons(model, [first, second], weights, combine="literal"):
-        literal = output_columns(model)
-    torch.testing.assert_close(literal[0][:, 2], 0.25 * (now[0][:, 2] - 1) + 0.75 * now[0][:, 2])
-    torch.testing.assert_close(literal[0][:, 1], 0.25 * (now[0][:, 1] - 1))
+        assert torch.equal(after, before)
     with pytest.raises(ValueError, match="combine"):
         with combined_neurons(model, [first], np.ones(1), combine="mean"):
             pass
@@ -126,16 +135,90 @@ def test_the_uniform_control_weighs_stages_equally_where_w_ncft_weighs_by_simila
     now = output_columns(model)
     # the test task's vector is a's: cosines 1 and 0, weights e / (e + 1), 1 / (e + 1)
     similar = stage_weights([np.array([2.0, 0.0]), np.array([0.0, 3.0])], np.array([1.0, 0.0]))
+    a, b = np.e / (np.e + 1), 1 / (np.e + 1)
     with combined_neurons(model, [first, second], similar):
         weighted = output_columns(model)
     with combined_neurons(model, [first, second], uniform_stage_weights(2)):
         uniform = output_columns(model)
-    # neuron 2, held by both stages (a's values = b's - 1): b's - e / (e + 1) against - 1/2
-    torch.testing.assert_close(weighted[0][:, 2], now[0][:, 2] - np.e / (np.e + 1))
+    # combined the same way (literal): a's neuron 1 (b's values - 1) times a's weight,
+    # b's neuron 3 times b's, neuron 2 the weighted sum of both stages' values
+    torch.testing.assert_close(weighted[0][:, 1], a * (now[0][:, 1] - 1))
+    torch.testing.assert_close(uniform[0][:, 1], 0.5 * (now[0][:, 1] - 1))
+    torch.testing.assert_close(weighted[0][:, 3], b * now[0][:, 3])
+    torch.testing.assert_close(uniform[0][:, 3], 0.5 * now[0][:, 3])
+    torch.testing.assert_close(weighted[0][:, 2], now[0][:, 2] - a)
     torch.testing.assert_close(uniform[0][:, 2], now[0][:, 2] - 0.5)
-    # neurons of one stage keep that stage's values under both (combine: normalized)
+    # normalized (ours): neurons of one stage keep that stage's values under both
+    with combined_neurons(model, [first, second], similar, "normalized"):
+        weighted = output_columns(model)
+    with combined_neurons(model, [first, second], uniform_stage_weights(2), "normalized"):
+        uniform = output_columns(model)
     torch.testing.assert_close(uniform[0][:, 1], weighted[0][:, 1])
     torch.testing.assert_close(uniform[0][:, 3], weighted[0][:, 3])
+
+
+def test_w_ncft_ncft_and_the_uniform_control_are_three_models_under_eq_12():
+    """Paper B's W-NCFT (``combine: literal``, the default), on hand-made task vectors
+    whose Eq. 11 weights are far from uniform, against NCFT's model as trained and the
+    uniform-weight control: three different models; NCFT's is unchanged afterwards."""
+    assert NcftSettings(0.1, "sample_abs", None, 0).combine == "literal"
+    tokenizer = word_tokenizer()
+    loaded = tiny("masked_lm", tokenizer)
+    model = loaded.model
+    head = task_classifiers(loaded, WORDS)["sentiment"]
+    batch = tasks(tokenizer)["sentiment"]["test"].batch(list(range(5)), head.pad_id)
+    # two stages' trainings, by hand: stage a moves neurons 1, 2 of both layers, then
+    # stage b moves 2, 5 (neuron 2 in both sets; 1 and 5 in one set each)
+    generator = torch.Generator().manual_seed(3)
+    snapshots = []
+    for task, chosen in (("a", np.array([1, 2])), ("b", np.array([2, 5]))):
+        with torch.no_grad():
+            for site in ffn_sites(model):
+                for view, axis in neuron_parameters(site, torch.as_tensor(chosen)):
+                    part = view.index_select(axis, torch.as_tensor(chosen))
+                    noise = torch.randn(part.shape, generator=generator)
+                    view.index_copy_(axis, torch.as_tensor(chosen), part + noise)
+        snapshots.append(take_snapshot(model, task, {0: chosen, 1: chosen}))
+    ncft_state = {name: value.clone() for name, value in model.state_dict().items()}
+    # Eq. 10-11 on hand-made task vectors: testing a, cosines 1 (a) and -1 (b), weights
+    # e^2 / (e^2 + 1) = 0.881 and 0.119
+    features = {"a": np.array([2.0, 0.0, 0.0]), "b": np.array([-1.0, 0.0, 0.0])}
+    weights = stage_weights([features["a"], features["b"]], features["a"])
+    np.testing.assert_allclose(weights, [np.e**2 / (np.e**2 + 1), 1 / (np.e**2 + 1)])
+
+    def state_and_logits(chosen_weights=None):
+        with torch.no_grad():
+            if chosen_weights is None:
+                return [p.clone() for p in output_columns(model)], head(**batch)
+            with combined_neurons(model, snapshots, chosen_weights):
+                return [p.clone() for p in output_columns(model)], head(**batch)
+
+    ncft = state_and_logits()
+    wncft = state_and_logits(weights)
+    uniform = state_and_logits(uniform_stage_weights(2))
+    models = {"ncft": ncft, "wncft": wncft, "wncft_uniform": uniform}
+    for one, other in [("ncft", "wncft"), ("ncft", "wncft_uniform"), ("wncft", "wncft_uniform")]:
+        columns = [(x - y).abs().max() for x, y in zip(models[one][0], models[other][0],
+                                                       strict=True)]  # fmt: skip
+        assert max(columns) > 0.05, (one, other)
+        assert (models[one][1] - models[other][1]).abs().max() > 1e-3, (one, other)
+    # by hand: neuron 1 of layer 0, held by stage a only, is exactly a's weight times its
+    # stored values, every place (output column, input row, bias entry); neuron 5, b's
+    # only, b's weight times b's
+    site = ffn_sites(model)[0]
+    with combined_neurons(model, snapshots, weights):
+        for neuron, stage in ((1, 0), (5, 1)):
+            places = neuron_parameters(site, torch.tensor([neuron]))
+            stored = snapshots[stage].values[0]
+            position = list(snapshots[stage].neurons[0]).index(neuron)
+            for (view, axis), values in zip(places, stored, strict=True):
+                got = view.index_select(axis, torch.tensor([neuron]))
+                expected = values.index_select(axis, torch.tensor([position]))
+                expected = (weights[stage] * expected.double()).to(view.dtype)
+                assert torch.equal(got, expected), (neuron, axis)
+    # NCFT's model as trained is restored, bit for bit
+    for name, value in model.state_dict().items():
+        assert torch.equal(value, ncft_state[name]), name
 
 
 def test_cl_and_forgetting_by_hand():
@@ -367,7 +450,7 @@ def test_continual_claims_compare_final_accuracies_on_the_same_samples():
         [0.125, 0.25, 0.0, 0.125, 0.25, 0.25, 0.125, 0.125, 0.125, 0.5, 0.75]
     )
     assert [row["paper"] for row in found[-2:]] == ["§6, B-F4"] * 2
-    assert found[4]["claim"].endswith("beats averaging them with equal weights")
+    assert found[4]["claim"].endswith("beats weighting them equally (ours)")
     assert all(row["ci_low"] <= row["estimate"] <= row["ci_high"] for row in found)
     empty = continual_claims({}, per_task, settings)
     assert {row["verdict"] for row in empty} == {"not measured"} and len(empty) == 11

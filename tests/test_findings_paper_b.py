@@ -9,10 +9,13 @@ from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_b.evaluation import KEYS, result_row, results_frame
 from skillneurons.paper_b.findings import (
     DEACTIVATION_SPECIFIC,
+    DEACTIVATION_VS_LAYER_MATCHED,
     DEACTIVATION_VS_RANDOM,
     TRAINING,
     TRAINING_CONTROL,
+    TRAINING_CONTROL_LAYER_MATCHED,
     TRAINING_SPECIFIC,
+    TRAINING_VS_LAYER_MATCHED,
     comparison_claims,
     curve_claims,
     diagonal_control,
@@ -20,6 +23,7 @@ from skillneurons.paper_b.findings import (
     generation_claims,
     random_vs_task,
 )
+from skillneurons.paper_b.random_neurons import RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
@@ -37,9 +41,13 @@ def correct_at(accuracy: float, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).permutation(values)
 
 
-def deactivation_results(own: float, cross: float, random: float) -> pd.DataFrame:
+def deactivation_results(
+    own: float, cross: float, random: float, layer_matched: float | None = None
+) -> pd.DataFrame:
     """Every task at 0.9 as trained; ``own`` with its own neurons off, ``cross`` with
-    another task's, ``random`` with random neurons (two draws)."""
+    another task's, ``random`` with paper B's random neurons (two draws over all layers)
+    and ``layer_matched`` (default: ``random``) with two layer-matched draws."""
+    layer_matched = random if layer_matched is None else layer_matched
     rows = []
     for index, task in enumerate(TASKS):
         rows.append(result_row("original", "", 0, task, "accuracy", correct_at(0.9, index)))
@@ -48,10 +56,10 @@ def deactivation_results(own: float, cross: float, random: float) -> pd.DataFram
             rows.append(
                 result_row("task", source, 0, task, "accuracy", correct_at(value, 10 + index))
             )
-        for draw in range(2):
-            rows.append(
-                result_row("random", task, draw, task, "accuracy", correct_at(random, 20 + draw))
-            )
+        for condition, value in (("random", random), (RANDOM_LAYER_MATCHED, layer_matched)):
+            for draw in range(2):
+                score = correct_at(value, 20 + draw)
+                rows.append(result_row(condition, task, draw, task, "accuracy", score))
     return results_frame(rows)
 
 
@@ -73,6 +81,39 @@ def test_training_claim_reads_the_task_minus_random_gap():
     # ones (0.5) by 0.1 on every task
     row = random_vs_task(TRAINING, deactivation_results(0.6, 0.5, 0.5), "task", SETTINGS)
     assert row["estimate"] == pytest.approx(0.1, abs=1e-9) and row["verdict"] == "holds"
+
+
+def test_the_papers_rows_read_its_random_sets_and_ours_the_layer_matched_ones():
+    # deactivation: own 0.6; paper B's random sets (over all layers) 0.85, the
+    # layer-matched ones 0.7: the paper's row 0.25, ours 0.1
+    off = deactivation_results(own=0.6, cross=0.88, random=0.85, layer_matched=0.7)
+    paper = random_vs_task(DEACTIVATION_VS_RANDOM, off, "random", SETTINGS)
+    ours = random_vs_task(
+        DEACTIVATION_VS_LAYER_MATCHED, off, "random", SETTINGS, random=RANDOM_LAYER_MATCHED
+    )
+    assert paper["estimate"] == pytest.approx(0.25, abs=1e-9)
+    assert ours["estimate"] == pytest.approx(0.1, abs=1e-9)
+    assert (paper["paper"], ours["paper"]) == (
+        "§4.1, B-T1",
+        "§4.1, B-T1 (ours: layer-matched random neurons)",
+    )
+    assert ours["claim"].endswith("layer-matched random neurons (ours)")
+    assert "ours" not in paper["claim"] + paper["paper"]
+    # training: own 0.6; paper B's random sets 0.3, the layer-matched ones 0.6 as well
+    trained = deactivation_results(own=0.6, cross=0.5, random=0.3, layer_matched=0.6)
+    paper = random_vs_task(TRAINING, trained, "task", SETTINGS)
+    ours = random_vs_task(
+        TRAINING_VS_LAYER_MATCHED, trained, "task", SETTINGS, random=RANDOM_LAYER_MATCHED
+    )
+    assert paper["estimate"] == pytest.approx(0.3, abs=1e-9) and paper["verdict"] == "holds"
+    assert ours["estimate"] == pytest.approx(0.0, abs=1e-9) and ours["verdict"] == "negligible"
+    assert "random draws 2" in ours["resampled"]
+    # results written before both kinds were drawn: the layer-matched row is not measured
+    old = trained[trained["condition"] != RANDOM_LAYER_MATCHED]
+    row = random_vs_task(
+        TRAINING_VS_LAYER_MATCHED, old, "task", SETTINGS, random=RANDOM_LAYER_MATCHED
+    )
+    assert row["verdict"] == "not measured" and "no 'random_layer_matched'" in row["note"]
 
 
 def test_diagonal_dominance_of_the_drops():
@@ -148,7 +189,8 @@ def test_per_run_matrices_against_one_zero_shot_and_the_runs_mean():
     generation = generation_claims(
         deactivation_results(0.6, 0.88, 0.85), pd.concat([runs, zero_shot]), SETTINGS
     )
-    assert generation[3]["estimate"] == pytest.approx(0.35)
+    assert generation[5]["paper"] == "A.4, B-F5d"
+    assert generation[5]["estimate"] == pytest.approx(0.35)
     # tables show the mean over the runs: every cell of run 0 and run 1 averaged
     mean = run_means(runs, KEYS)
     assert len(mean) == len(runs) // 2 and "run" not in mean
@@ -158,12 +200,18 @@ def test_per_run_matrices_against_one_zero_shot_and_the_runs_mean():
 
 
 def training_matrices(
-    own: float, cross: float, random_own: tuple[float, float], random_cross: float
+    own: float,
+    cross: float,
+    random_own: tuple[float, float],
+    random_cross: float,
+    layer_matched_own: tuple[float, float] | None = None,
 ) -> pd.DataFrame:
     """B-T2's results with every training tested on every task (zero-shot 0.5
     everywhere): task ``i``'s neurons trained on ``i`` score ``own`` on ``i`` and
-    ``cross`` on the others; random draw ``d`` trained on ``i`` scores
-    ``random_own[d]`` on ``i`` and ``random_cross`` on the others."""
+    ``cross`` on the others; paper B's random draw ``d`` trained on ``i`` scores
+    ``random_own[d]`` on ``i`` and ``random_cross`` on the others, the layer-matched
+    draw ``d`` ``layer_matched_own[d]`` (default: ``random_own``) and ``random_cross``."""
+    kinds = {"random": random_own, RANDOM_LAYER_MATCHED: layer_matched_own or random_own}
     rows = [result_row("zero_shot", "", 0, t, "accuracy", correct_at(0.5, 1)) for t in TASKS]
     for index, source in enumerate(TASKS):
         for task in TASKS:
@@ -171,13 +219,11 @@ def training_matrices(
             rows.append(
                 result_row("task", source, 0, task, "accuracy", correct_at(value, 10 + index))
             )
-            for draw, random_value in enumerate(random_own):
-                value = random_value if task == source else random_cross
-                rows.append(
-                    result_row(
-                        "random", source, draw, task, "accuracy", correct_at(value, 20 + draw)
-                    )
-                )
+            for condition, values in kinds.items():
+                for draw, random_value in enumerate(values):
+                    value = random_value if task == source else random_cross
+                    score = correct_at(value, 20 + draw)
+                    rows.append(result_row(condition, source, draw, task, "accuracy", score))
     return results_frame(rows)
 
 
@@ -205,6 +251,19 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
     np.testing.assert_allclose(
         matrix.set_index("neurons_of").loc[TASKS, TASKS], np.where(np.eye(3), 15.0, 0.0)
     )
+    # the layer-matched control (ours) reads the layer-matched matrix: its draws favour
+    # their task by 0.25 and 0.35 (mean 0.3), as much as the task's neurons
+    both = training_matrices(0.8, 0.5, (0.64, 0.66), 0.5, layer_matched_own=(0.75, 0.85))
+    paper = diagonal_control(TRAINING_CONTROL, both, SETTINGS)
+    ours = diagonal_control(
+        TRAINING_CONTROL_LAYER_MATCHED, both, SETTINGS, random=RANDOM_LAYER_MATCHED
+    )
+    assert paper["estimate"] == pytest.approx(0.15) and ours["estimate"] == pytest.approx(0.0)
+    assert ours["paper"] == "A.4, B-F5c (ours: the control with layer-matched random neurons)"
+    matrix = effect_matrix(both, {t: 0.5 for t in TASKS}, condition=RANDOM_LAYER_MATCHED)
+    np.testing.assert_allclose(
+        matrix.set_index("neurons_of").loc[TASKS, TASKS], np.where(np.eye(3), 30.0, 0.0)
+    )
     # results whose random trainings were tested on their own task only
     own_only = more[(more["condition"] != "random") | (more["source"] == more["eval_task"])]
     row = diagonal_control(TRAINING_CONTROL, own_only, SETTINGS)
@@ -214,19 +273,28 @@ def test_diagonal_control_needs_the_task_neurons_to_dominate_more_than_random_on
 
 
 def generation_results(
-    reference: str, own: float, cross: float, random: float, random_cross: float = 0.2
+    reference: str,
+    own: float,
+    cross: float,
+    random: float,
+    random_cross: float = 0.2,
+    layer_matched: float | None = None,
 ) -> pd.DataFrame:
     """Generation results of tasks ``a`` and ``b``, every per-sample ROUGE-L 0.2 in the
     ``reference`` rows (``zero_shot`` or ``original``); ``own`` with the task's neurons
-    trained or deactivated, ``cross`` on the other task, ``random`` with random neurons
-    (two draws), ``random_cross`` with them on the other task."""
+    trained or deactivated, ``cross`` on the other task, ``random`` with paper B's
+    random neurons (two draws), ``layer_matched`` (default: ``random``) with two
+    layer-matched draws, ``random_cross`` with either on the other task."""
+    layer_matched = random if layer_matched is None else layer_matched
+    kinds = {"random": random, RANDOM_LAYER_MATCHED: layer_matched}
     rows = []
     for task in ("a", "b"):
         other = "ab".replace(task, "")
         rows.append((reference, "", 0, task, 0.2))
         rows += [("task", task, 0, task, own), ("task", task, 0, other, cross)]
-        rows += [("random", task, draw, task, random) for draw in range(2)]
-        rows += [("random", task, draw, other, random_cross) for draw in range(2)]
+        for condition, value in kinds.items():
+            rows += [(condition, task, draw, task, value) for draw in range(2)]
+            rows += [(condition, task, draw, other, random_cross) for draw in range(2)]
     frame = pd.DataFrame(rows, columns=["condition", "source", "draw", "eval_task", "score"])
     noise = np.random.default_rng(7).normal(0.0, 0.05, (len(frame), SAMPLES))
     noise -= noise.mean(axis=1, keepdims=True)  # every row's mean stays its score
@@ -237,23 +305,28 @@ def generation_results(
 def test_generation_claims_read_per_sample_rouge():
     # deactivation: own 0.05, random 0.15, cross 0.18 (from 0.2 as trained); training:
     # own 0.5, random 0.3, cross 0.25 (from 0.2 zero-shot)
-    off = generation_results("original", own=0.05, cross=0.18, random=0.15)
-    trained = generation_results("zero_shot", own=0.5, cross=0.25, random=0.3)
+    # layer-matched random sets: 0.1 when deactivated, 0.4 when trained
+    off = generation_results("original", own=0.05, cross=0.18, random=0.15, layer_matched=0.1)
+    trained = generation_results("zero_shot", own=0.5, cross=0.25, random=0.3, layer_matched=0.4)
     rows = generation_claims(off, trained, SETTINGS)
     assert [row["paper"] for row in rows] == [
-        "§4.1, B-T1 (generation)", "§4.2, B-T2 (generation)", "A.4, B-F5b", "A.4, B-F5d",
-        "A.4, B-F5d (control; ours)",
+        "§4.1, B-T1 (generation)", "§4.1, B-T1 (generation; ours: layer-matched random neurons)",
+        "§4.2, B-T2 (generation)", "§4.2, B-T2 (generation; ours: layer-matched random neurons)",
+        "A.4, B-F5b", "A.4, B-F5d", "A.4, B-F5d (control; ours)",
+        "A.4, B-F5d (ours: the control with layer-matched random neurons)",
     ]  # fmt: skip
-    # random - own 0.1; task - random 0.2; own drop 0.15 - other drops 0.02; own gain
-    # 0.3 - other gains 0.05; that margin 0.25 - random's (gain 0.1, others 0) 0.1
-    expected = [0.1, 0.2, 0.13, 0.25, 0.15]
+    # random - own 0.1 (layer-matched 0.05); task - random 0.2 (layer-matched 0.1); own
+    # drop 0.15 - other drops 0.02; own gain 0.3 - other gains 0.05; that margin 0.25 -
+    # random's (gain 0.1, others 0) 0.15, - the layer-matched sets' (gain 0.2) 0.05
+    expected = [0.1, 0.05, 0.2, 0.1, 0.13, 0.25, 0.15, 0.05]
     assert [row["estimate"] for row in rows] == pytest.approx(expected)
-    assert [row["verdict"] for row in rows] == ["holds"] * 5
+    assert [row["verdict"] for row in rows] == ["holds"] * 8
     trained = generation_results("zero_shot", own=0.3, cross=0.5, random=0.3)
     rows = generation_claims(off, trained, SETTINGS)
-    assert rows[1]["estimate"] == pytest.approx(0.0) and rows[1]["verdict"] == "negligible"
-    assert rows[3]["estimate"] == pytest.approx(-0.2) and rows[3]["verdict"] == "fails"
-    assert rows[4]["estimate"] == pytest.approx(-0.3) and rows[4]["verdict"] == "fails"
+    assert rows[2]["estimate"] == pytest.approx(0.0) and rows[2]["verdict"] == "negligible"
+    assert rows[5]["estimate"] == pytest.approx(-0.2) and rows[5]["verdict"] == "fails"
+    assert rows[6]["estimate"] == pytest.approx(-0.3) and rows[6]["verdict"] == "fails"
+    assert rows[7]["estimate"] == pytest.approx(-0.3) and rows[7]["verdict"] == "fails"
 
 
 def agreement_of(rho: float, jaccard: float) -> dict:

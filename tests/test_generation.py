@@ -405,10 +405,12 @@ def test_training_only_neurons_makes_a_tiny_causal_lm_write_its_targets():
         scorers, "syn_cnndm", every, width=width, training=training, random_draws=1, seed=0,
         progress=False,
     )  # fmt: skip
-    # the random training is scored on the other task too (B-F5d's control)
-    assert results["condition"].tolist() == ["task", "task", "random", "random"]
-    assert results["source"].tolist() == ["syn_cnndm"] * 4
-    assert results["eval_task"].tolist() == ["syn_cnndm", "syn_xsum"] * 2
+    # each random training (both kinds) is scored on the other task too (B-F5d's controls)
+    assert results["condition"].tolist() == [
+        "task", "task", "random", "random", "random_layer_matched", "random_layer_matched"
+    ]  # fmt: skip
+    assert results["source"].tolist() == ["syn_cnndm"] * 6
+    assert results["eval_task"].tolist() == ["syn_cnndm", "syn_xsum"] * 3
     assert len(results["sample_scores"].iloc[3]) == 2
     assert results["score"].iloc[0] == 1.0  # both targets written back exactly
     assert list(results["sample_scores"].iloc[0]) == [1.0, 1.0]
@@ -437,10 +439,15 @@ def test_a_multitask_causal_lm_and_its_deactivated_neurons(by):
     assert not any(parameter.requires_grad for parameter in loaded.model.parameters())
     trained = {name: value.clone() for name, value in loaded.model.state_dict().items()}
     width = ffn_sites(loaded.model)[0].width
-    neurons = {"syn_cnndm": {0: np.arange(width)}, "syn_xsum": {1: np.arange(4)}}
+    # every layer listed, as task_neurons lists them (the global random draw spans them)
+    none = np.array([], np.int64)
+    neurons = {"syn_cnndm": {0: np.arange(width), 1: none}, "syn_xsum": {0: none, 1: np.arange(4)}}
     results = deactivation_results(scorers, neurons, width=width, random_draws=1, seed=0, by=by)
-    assert results["condition"].tolist() == ["original", "task", "task", "random"] * 2
-    assert results["source"].tolist() == ["", *tasks, "syn_cnndm", "", *tasks, "syn_xsum"]
+    conditions = ["original", "task", "task", "random", "random_layer_matched"]
+    assert results["condition"].tolist() == conditions * 2
+    assert results["source"].tolist() == [
+        "", *tasks, "syn_cnndm", "syn_cnndm", "", *tasks, "syn_xsum", "syn_xsum"
+    ]  # fmt: skip
     assert results.loc[results["condition"] == "original", "score"].tolist() == [1.0, 1.0]
     # By hand: layer 0's neurons all zeroed as activations (the output projection's
     # input), at every position the greedy decoding reads; zeroing the weights' columns
@@ -459,7 +466,10 @@ def test_a_multitask_causal_lm_and_its_deactivated_neurons(by):
     table = deactivation_table(results).set_index("task")
     assert table.loc["syn_xsum", "original"] == 100.0
     assert table.loc["syn_xsum", "deactivate_task"] == pytest.approx(
-        100 * results["score"].iloc[6]
+        100 * results["score"].iloc[7]
+    )
+    assert table.loc["syn_xsum", "deactivate_random_layer_matched"] == pytest.approx(
+        100 * results["score"].iloc[9]
     )
 
 
@@ -477,20 +487,36 @@ def test_generation_effect_matrix_is_the_rouge_gain_over_zero_shot_in_points():
 
 
 def test_generation_table_rows_are_rouge_times_100_with_the_gains():
-    # the last row is task u's training scored on t (B-F5d), not a row of t's
+    # the last row is task u's training scored on t (B-F5d), not a row of t's; random
+    # sets over all layers (paper B's) score 0.2, 0.3, layer-matched ones 0.15, 0.05
     results = pd.DataFrame(
-        {"condition": ["zero_shot", "task", "random", "random", "task"],
-         "source": ["", "t", "t", "t", "u"], "draw": [0, 0, 0, 1, 0],
-         "eval_task": ["t"] * 5, "score": [0.1, 0.5, 0.2, 0.3, 0.9]}
+        {"condition": ["zero_shot", "task", "random", "random", "random_layer_matched",
+                       "random_layer_matched", "task"],
+         "source": ["", "t", "t", "t", "t", "t", "u"], "draw": [0, 0, 0, 1, 0, 1, 0],
+         "eval_task": ["t"] * 7, "score": [0.1, 0.5, 0.2, 0.3, 0.15, 0.05, 0.9]}
     )  # fmt: skip
-    assert len(training_table(results, results)) == 1
-    row = training_table(results, results).iloc[0]
+    table = training_table(results, results)
+    assert table.columns.tolist() == [
+        "task", "zero_shot", "train_random", "train_random_std", "train_random_layer_matched",
+        "train_random_layer_matched_std", "train_task", "gain_random",
+        "gain_random_layer_matched", "gain_task", "random_draws",
+    ]  # fmt: skip
+    assert len(table) == 1
+    row = table.iloc[0]
     assert (row["zero_shot"], row["train_task"], row["train_random"]) == pytest.approx(
         (10.0, 50.0, 25.0)
     )
     assert row["train_random_std"] == pytest.approx(100 * np.std([0.2, 0.3], ddof=1))
+    assert row["train_random_layer_matched"] == pytest.approx(10.0)
+    assert row["train_random_layer_matched_std"] == pytest.approx(
+        100 * np.std([0.15, 0.05], ddof=1)
+    )
     assert (row["gain_task"], row["gain_random"]) == pytest.approx((40.0, 15.0))
+    assert row["gain_random_layer_matched"] == pytest.approx(0.0)
     assert row["random_draws"] == 2
+    # a draw of one kind missing: the table names the rerun
+    with pytest.raises(ValueError, match="different numbers of draws.*rerun rules deactivation"):
+        training_table(results.drop(index=5), results)
 
 
 def test_sample_loss_is_the_mean_over_its_target_tokens_not_the_sum():

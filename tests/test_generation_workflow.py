@@ -123,10 +123,13 @@ def test_the_training_results_and_the_table(generation_run):
     zero_shot = pd.read_parquet(sandbox / f"results/{MODEL}/paper_b/generation/zero_shot.parquet")
     assert zero_shot["eval_task"].tolist() == [TASK, TEST_TASK]
     assert set(zero_shot["condition"]) == {"zero_shot"}
-    # each training, random ones too (B-F5d's control), is scored on both tasks
-    assert results["condition"].tolist() == ["task", "task", *["random"] * 4]
-    assert results["eval_task"].tolist() == [TASK, TEST_TASK] * 3
-    assert results["draw"].tolist() == [0, 0, 0, 0, 1, 1]
+    # each training, random ones of both kinds too (B-F5d's controls), is scored on both
+    # tasks
+    assert results["condition"].tolist() == [
+        "task", "task", *["random"] * 4, *["random_layer_matched"] * 4
+    ]  # fmt: skip
+    assert results["eval_task"].tolist() == [TASK, TEST_TASK] * 5
+    assert results["draw"].tolist() == [0, 0, 0, 0, 1, 1, 0, 0, 1, 1]
     assert set(results["metric"]) == {"rouge_l"}
     assert all(len(scores) == 6 for scores in results["sample_scores"])
     assert results["score"].between(0, 1).all()
@@ -137,13 +140,16 @@ def test_the_training_results_and_the_table(generation_run):
     assert len(neurons) == 2 * 64 and (neurons["relevance"] >= 0).all()  # 2 layers x 4 x 16
     metrics = json.loads((folder / f"{TASK}.json").read_text())
     trained = [run["neurons"] for run in metrics["trainings"]]
-    assert trained == [13, 13, 13]  # the top 10% of 128 (rounded), and as many random
+    assert trained == [13] * 5  # the top 10% of 128 (rounded), and as many random
     table = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-T2_generation.csv")
     assert table["task"].tolist() == [TASK, TEST_TASK, "mean"]
     row = table.iloc[0]
     assert row["zero_shot"] == pytest.approx(100 * zero_shot["score"].iloc[0])
     assert row["train_task"] == pytest.approx(100 * results["score"].iloc[0])
     assert row["train_random"] == pytest.approx(100 * results["score"].iloc[[2, 4]].mean())
+    assert row["train_random_layer_matched"] == pytest.approx(
+        100 * results["score"].iloc[[6, 8]].mean()
+    )
 
 
 def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(generation_run):
@@ -158,15 +164,17 @@ def test_the_generation_panel_of_figure_5_is_the_gain_over_each_tasks_zero_shot(
     for row in trained.itertuples():
         expected = 100 * (row.score - zero_shot[row.eval_task])
         assert matrix.loc[row.source, row.eval_task] == pytest.approx(expected, abs=0.05)
-    # the control: random neurons trained on the row's task, mean over the 2 draws
-    control = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d_random.csv")
-    control = control.set_index("neurons_of")
-    random = results[results["condition"] == "random"]
-    means = random.groupby(["source", "eval_task"])["score"].mean()
-    assert len(means) == 4
-    for (source, task), mean in means.items():
-        expected = 100 * (mean - zero_shot[task])
-        assert control.loc[source, task] == pytest.approx(expected, abs=0.05)
+    # the controls: random neurons (over all layers; layer-matched) trained on the row's
+    # task, mean over the 2 draws
+    for condition in ("random", "random_layer_matched"):
+        control = pd.read_csv(sandbox / f"results/{MODEL}/tables/B-F5d_{condition}.csv")
+        control = control.set_index("neurons_of")
+        random = results[results["condition"] == condition]
+        means = random.groupby(["source", "eval_task"])["score"].mean()
+        assert len(means) == 4
+        for (source, task), mean in means.items():
+            expected = 100 * (mean - zero_shot[task])
+            assert control.loc[source, task] == pytest.approx(expected, abs=0.05)
     assert (sandbox / f"results/{MODEL}/figures/B-F5_generation.png").stat().st_size > 0
 
 
@@ -174,9 +182,9 @@ def test_the_multitask_models_deactivation_rows_table_and_panel(generation_run):
     sandbox, _ = generation_run
     folder = sandbox / f"results/{MODEL}/paper_b/generation/run0"
     results = pd.read_parquet(folder / "deactivation.parquet")
-    conditions = ["original", "task", "task", "random", "random"]
-    assert results["condition"].tolist() == conditions * 2  # 2 random draws
-    assert results["eval_task"].tolist() == [TASK] * 5 + [TEST_TASK] * 5
+    conditions = ["original", "task", "task", *["random"] * 2, *["random_layer_matched"] * 2]
+    assert results["condition"].tolist() == conditions * 2  # 2 random draws of each kind
+    assert results["eval_task"].tolist() == [TASK] * 7 + [TEST_TASK] * 7
     assert all(len(scores) == 6 for scores in results["sample_scores"])
     metrics = json.loads((folder / "multitask.json").read_text())
     assert metrics["tasks"] == [TASK, TEST_TASK] and metrics["steps"] <= 4

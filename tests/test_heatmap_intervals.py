@@ -268,7 +268,7 @@ def test_captions_name_the_heatmaps_units_and_those_of_one_level():
     assert "tuning-method trials (tuning_methods.trials) (1)" in caption("A-F8_method", config)
     for name in ("B-F5", "B-F5_generation"):
         text = html.unescape(caption(name, config))
-        assert "training runs (1, paper_b.runs) > for the control, the random draws (1," in text
+        assert "training runs (1, paper_b.runs) > for the controls, the random draws (1," in text
         assert "With one training run the variance across training runs is not measured" in text
         assert "not measured" not in caption(name, several)
     assert "the panel's models M_i" in caption("B-F3", config)

@@ -1,6 +1,7 @@
 """Paper B's neurons on the seam, on tiny random models of every family: where a
 neuron's parameters live, neuron-only fine-tuning (every other entry bit-identical),
-deactivation by activations or weights, and relevance against a hand computation."""
+deactivation by activations or weights, relevance against a hand computation, and the
+two kinds of random neuron sets (paper B's drawn over all layers, ours layer-matched)."""
 
 import numpy as np
 import pytest
@@ -13,11 +14,13 @@ from skillneurons.models.prompted import PromptedClassifier
 from skillneurons.models.sites import ffn_sites, neuron_parameters, output_weight
 from skillneurons.neurons.hooks import NeuronEdit, capture_activations, edit_activations
 from skillneurons.neurons.relevance_table import task_neurons
-from skillneurons.paper_b.relevance import (
+from skillneurons.paper_b.random_neurons import (
+    GLOBAL_STREAM,
+    global_random_neurons,
     matched_random_neurons,
-    relevance,
-    relevance_table,
+    random_sets,
 )
+from skillneurons.paper_b.relevance import relevance, relevance_table
 from tiny_models import BATCH, FAMILIES, SEQ, VOCAB, tiny, word_tokenizer
 
 CHOSEN = {0: [1, 4], 1: [0, 2, 5]}
@@ -251,6 +254,50 @@ def test_top_fraction_and_matched_random_neurons():
     assert all(np.array_equal(random[layer], again[layer]) for layer in (0, 1))
 
 
+#: A task set of 7 neurons piled into layer 0 of three 12-wide layers.
+PILED = {0: np.array([1, 2, 5, 7, 9, 11]), 1: np.array([3]), 2: np.array([], np.int64)}
+
+
+def as_lists(neurons):
+    return {layer: chosen.tolist() for layer, chosen in neurons.items()}
+
+
+def test_paper_bs_random_sets_have_the_task_sets_count_drawn_over_all_layers():
+    drawn = global_random_neurons(PILED, 12, seed=5)
+    # 7 neurons in all, as the task's, but 2 / 4 / 1 per layer where it has 6 / 1 / 0
+    assert as_lists(drawn) == {0: [4, 9], 1: [0, 1, 9, 11], 2: [0]}
+    # by hand: 7 of the 36 flat indices from the seed's own stream, layer = index // 12
+    flat = np.random.default_rng([5, GLOBAL_STREAM]).choice(36, size=7, replace=False)
+    assert as_lists(drawn) == {n: sorted(flat[flat // 12 == n] % 12) for n in range(3)}
+    assert as_lists(global_random_neurons(PILED, 12, seed=5)) == as_lists(drawn)  # seeded
+    assert as_lists(global_random_neurons(PILED, 12, seed=6)) != as_lists(drawn)
+    # uniform over the neurons: over 2000 seeds every layer averages 7/3 neurons
+    counts = np.array([[len(global_random_neurons(PILED, 12, s)[n]) for n in range(3)]
+                       for s in range(2000)])  # fmt: skip
+    assert (counts.sum(axis=1) == 7).all()
+    assert counts.mean(axis=0) == pytest.approx([7 / 3] * 3, abs=0.1)
+    assert (counts[:, 0] != 6).mean() > 0.9  # rarely the task's own 6 in layer 0
+    with pytest.raises(ValueError, match=r"every layer of the model from 0; got layers \[1\]"):
+        global_random_neurons({1: np.array([0])}, 12, seed=0)
+
+
+def test_each_draw_makes_both_kinds_and_the_layer_matched_sets_are_as_before():
+    sets = list(random_sets(PILED, 12, draws=2, seed=5))
+    assert [(kind, draw) for kind, draw, _ in sets] == [
+        ("random", 0), ("random", 1), ("random_layer_matched", 0), ("random_layer_matched", 1)
+    ]  # fmt: skip
+    assert as_lists(sets[0][2]) == {0: [4, 9], 1: [0, 1, 9, 11], 2: [0]}
+    assert as_lists(sets[1][2]) == as_lists(global_random_neurons(PILED, 12, seed=6))
+    # the layer-matched draw d is what earlier versions drew: default_rng(seed + d), one
+    # choice per layer in turn
+    for draw in (0, 1):
+        generator = np.random.default_rng(5 + draw)
+        before = {n: sorted(generator.choice(12, size=len(c), replace=False))
+                  for n, c in PILED.items()}  # fmt: skip
+        assert as_lists(sets[2 + draw][2]) == before
+    assert as_lists(sets[2][2]) == {0: [0, 4, 5, 6, 8, 11], 1: [4], 2: []}
+
+
 def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
     import pandas as pd
 
@@ -291,16 +338,22 @@ def test_random_trainings_are_tested_on_every_task_for_b_f5cs_control():
     # one training run's results (paper_b.runs): run first
     assert tuple(frame.columns) == RUN_COLUMNS and set(frame["run"]) == {1}
     assert metrics["run"] == 1
-    # the task's neurons and each random draw: every task tested (B-F5c and its control)
+    # the task's neurons and each random draw of both kinds: every task tested (B-F5c
+    # and its controls)
     assert frame[["condition", "draw", "eval_task"]].values.tolist() == [
         ["task", 0, "sentiment"], ["task", 0, "negation"],
         ["random", 0, "sentiment"], ["random", 0, "negation"],
         ["random", 1, "sentiment"], ["random", 1, "negation"],
+        ["random_layer_matched", 0, "sentiment"], ["random_layer_matched", 0, "negation"],
+        ["random_layer_matched", 1, "sentiment"], ["random_layer_matched", 1, "negation"],
     ]  # fmt: skip
     assert set(frame["source"]) == {"sentiment"} and set(frame["metric"]) == {"accuracy"}
-    assert [len(c) for c in frame["sample_scores"]] == [3, 4] * 3
+    assert [len(c) for c in frame["sample_scores"]] == [3, 4] * 5
     assert all(set(c) <= {0.0, 1.0} for c in frame["sample_scores"])
     assert frame["score"].tolist() == pytest.approx([np.mean(c) for c in frame["sample_scores"]])
-    assert [run["neurons"] for run in metrics["trainings"]] == [4, 4, 4]
+    assert [run["neurons"] for run in metrics["trainings"]] == [4] * 5
+    assert [run["condition"] for run in metrics["trainings"]] == [
+        "task", "random", "random", "random_layer_matched", "random_layer_matched"
+    ]  # fmt: skip
     for name, value in loaded.model.state_dict().items():  # the deltas removed
         assert torch.equal(value, before[name]), name

@@ -12,6 +12,7 @@ import torch
 from skillneurons.models.sites import ffn_sites
 from skillneurons.paper_b.deactivation import deactivation_results, multitask_mixture
 from skillneurons.paper_b.evaluation import deactivated
+from skillneurons.paper_b.random_neurons import global_random_neurons, matched_random_neurons
 from skillneurons.paper_b.scorers import classification_scorer, generation_scorer
 from tiny_models import tiny, word_tokenizer
 
@@ -92,8 +93,10 @@ def test_deactivation_of_either_kind_goes_through_its_scorer(kind):
     assert by_activations[["condition", "source", "draw", "eval_task"]].values.tolist() == [
         ["original", "", 0, "t"], ["task", "t", 0, "t"], ["task", "u", 0, "t"],
         ["random", "t", 0, "t"], ["random", "t", 1, "t"],
+        ["random_layer_matched", "t", 0, "t"], ["random_layer_matched", "t", 1, "t"],
         ["original", "", 0, "u"], ["task", "t", 0, "u"], ["task", "u", 0, "u"],
         ["random", "u", 0, "u"], ["random", "u", 1, "u"],
+        ["random_layer_matched", "u", 0, "u"], ["random_layer_matched", "u", 1, "u"],
     ]  # fmt: skip
     # the two ways of deactivating give the same scores, sample by sample
     for a, b in zip(by_activations["sample_scores"], by_weights["sample_scores"], strict=True):
@@ -105,6 +108,17 @@ def test_deactivation_of_either_kind_goes_through_its_scorer(kind):
     np.testing.assert_array_equal(rows.loc[("original", "", "t", 0), "sample_scores"], original)
     np.testing.assert_array_equal(rows.loc[("task", "t", "t", 0), "sample_scores"], off)
     assert rows.loc[("task", "t", "t", 0), "score"] == pytest.approx(off.mean())
+    # random draw 1 of each kind (seed 0 + 1): paper B's over both layers, ours as many
+    # per layer as t's (all of layer 0)
+    for condition, draw_set in (
+        ("random", global_random_neurons), ("random_layer_matched", matched_random_neurons)
+    ):  # fmt: skip
+        drawn = draw_set(neurons["t"], width, 1)
+        expected = by_hand(scorers["t"], loaded.model, drawn)
+        np.testing.assert_array_equal(
+            rows.loc[(condition, "t", "t", 1), "sample_scores"], expected
+        )
+    assert len(global_random_neurons(neurons["t"], width, 1)[1]) > 0  # layer 1 drawn too
     if kind == "classification":  # 1.0 or 0.0 per sentence: the score is accuracy
         assert set(off) <= {0.0, 1.0} and len(off) == 4
     else:  # a ROUGE-L F1 per prompt

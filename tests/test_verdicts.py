@@ -78,6 +78,10 @@ def test_ids_of_a_claims_paper_field():
     assert paper_ids("§4.2, A-F4/A-F11") == [("A-F4", False), ("A-F11", False)]
     assert paper_ids("A.4, B-F5c") == [("B-F5", False)]
     assert paper_ids("§4.1, B-T1 (generation)") == [("B-T1", True)]
+    assert paper_ids("§4.1, B-T1 (generation; ours: layer-matched random neurons)") == [
+        ("B-T1", True)
+    ]
+    assert paper_ids("§4.1, B-T1 (ours: layer-matched random neurons)") == [("B-T1", False)]
     assert paper_ids("new, AB-T1") == [("AB-T1", False)]
     assert paper_ids("§4.4, A-S4.4") == [("A-S4.4", False)]
 

@@ -85,8 +85,9 @@ def test_deactivation_results_and_table_b_t1(results):
     assert tuple(frame.columns) == RUN_COLUMNS and set(frame["metric"]) == {"accuracy"}
     metadata = read_metadata(results / "paper_b/classification/run0/deactivation.parquet")
     assert metadata["identify_on"] == "multitask"
-    # per evaluated task: the original model, every task's neurons, the random draws
-    assert len(frame) == len(TASKS) * (1 + len(TASKS) + DRAWS)
+    # per evaluated task: the original model, every task's neurons, the random draws of
+    # both kinds (paper B's over all layers, ours layer-matched)
+    assert len(frame) == len(TASKS) * (1 + len(TASKS) + 2 * DRAWS)
     for row in frame.itertuples():
         assert row.score == pytest.approx(np.mean(row.sample_scores))
         assert len(row.sample_scores) == 60  # the smoke test split
@@ -98,6 +99,8 @@ def test_deactivation_results_and_table_b_t1(results):
         "original",
         "deactivate_random",
         "deactivate_random_std",
+        "deactivate_random_layer_matched",
+        "deactivate_random_layer_matched_std",
         "deactivate_task",
         "random_draws",
     ]
@@ -109,7 +112,9 @@ def test_deactivation_results_and_table_b_t1(results):
         )
         random = accuracy_of(frame, "random", task, task)
         assert row.deactivate_random == pytest.approx(100 * np.mean(random))
-        assert row.random_draws == DRAWS
+        matched = accuracy_of(frame, "random_layer_matched", task, task)
+        assert row.deactivate_random_layer_matched == pytest.approx(100 * np.mean(matched))
+        assert row.random_draws == DRAWS == len(random) == len(matched)
     assert table["original"].iloc[-1] == pytest.approx(table["original"].iloc[:-1].mean())
 
 
@@ -124,10 +129,13 @@ def test_neuron_training_results_and_table_b_t2(results):
         # training the task's neurons and each random set evaluates every task
         trained = frame[frame["condition"] == "task"]
         assert trained["eval_task"].tolist() == TASKS
-        randoms = frame[frame["condition"] == "random"]
-        assert randoms["eval_task"].tolist() == TASKS * DRAWS
+        for condition in ("random", "random_layer_matched"):
+            randoms = frame[frame["condition"] == condition]
+            assert randoms["eval_task"].tolist() == TASKS * DRAWS
         metrics = read_json(results / f"paper_b/neuron_training/run0/{task}.json")
-        assert [run["condition"] for run in metrics["trainings"]] == ["task"] + ["random"] * 2
+        assert [run["condition"] for run in metrics["trainings"]] == [
+            "task", *["random"] * DRAWS, *["random_layer_matched"] * DRAWS
+        ]  # fmt: skip
         for run in metrics["trainings"]:
             assert run["neurons"] == TOP
             # BERT FFN: a neuron is its row of the input projection with its bias entry
@@ -139,8 +147,11 @@ def test_neuron_training_results_and_table_b_t2(results):
         "zero_shot",
         "train_random",
         "train_random_std",
+        "train_random_layer_matched",
+        "train_random_layer_matched_std",
         "train_task",
         "gain_random",
+        "gain_random_layer_matched",
         "gain_task",
         "random_draws",
     ]
@@ -160,17 +171,19 @@ def test_task_specificity_matrices_and_figure_b_f5(results):
             original = accuracy_of(deactivation, "original", "", task)[0]
             deactivated = accuracy_of(deactivation, "task", source, task)[0]
             assert drop.loc[source, task] == pytest.approx(100 * (original - deactivated))
-    # B-F5c's control: layer-matched random neurons trained on the row's task
-    control = pd.read_csv(results / "tables/B-F5c_random.csv").set_index("neurons_of")
-    assert control.index.tolist() == control.columns.tolist() == TASKS
+    # B-F5c's controls: random neurons (over all layers, B-F5c_random; layer-matched,
+    # B-F5c_random_layer_matched) trained on the row's task
     zero_shot = pd.read_parquet(results / "paper_b/classification/zero_shot.parquet")
-    for source in TASKS:
-        frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{source}.parquet")
-        for task in TASKS:
-            random = np.mean(accuracy_of(frame, "random", source, task))
-            assert control.loc[source, task] == pytest.approx(
-                100 * (random - accuracy_of(zero_shot, "zero_shot", "", task)[0])
-            )
+    for condition in ("random", "random_layer_matched"):
+        control = pd.read_csv(results / f"tables/B-F5c_{condition}.csv").set_index("neurons_of")
+        assert control.index.tolist() == control.columns.tolist() == TASKS
+        for source in TASKS:
+            frame = pd.read_parquet(results / f"paper_b/neuron_training/run0/{source}.parquet")
+            for task in TASKS:
+                random = np.mean(accuracy_of(frame, condition, source, task))
+                assert control.loc[source, task] == pytest.approx(
+                    100 * (random - accuracy_of(zero_shot, "zero_shot", "", task)[0])
+                )
     for ext in ("png", "pdf"):
         assert (results / f"figures/B-F5.{ext}").stat().st_size > 1000
 
@@ -216,15 +229,21 @@ def test_comparison_table_ab_t1_and_curves_ab_f1(results):
 def test_paper_b_findings_are_interval_decisions(results):
     findings = pd.read_csv(results / "tables/B-findings.csv")
     assert list(findings.columns) == FINDING_COLUMNS
-    # B-T1, B-T2, both B-F5 diagonals, B-F5c's control; AB-T1's correlation and
-    # overlap; AB-F1's three; §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4, B-F3's
-    # profile; §6: B-T5 (seven, SeqLoRA's and W-NCFT's uniform-weight control included,
-    # and two "in every order"), B-F4 (two: NCFT, W-NCFT retain more at every stage)
-    assert len(findings) == 29
+    # B-T1, B-T2 (each against paper B's random sets and, ours, layer-matched ones),
+    # both B-F5 diagonals, B-F5c's two controls; AB-T1's correlation and overlap;
+    # AB-F1's three; §5: B-F2 (two), B-F6, B-T8 (two), B-T9, B-T4, B-F3's profile; §6:
+    # B-T5 (seven, SeqLoRA's and W-NCFT's uniform-weight control included, and two "in
+    # every order"), B-F4 (two: NCFT, W-NCFT retain more at every stage)
+    assert len(findings) == 32
     assert (findings["paper"] == "§6, B-T5").sum() == 9
     assert (findings["paper"] == "§6, B-F4").sum() == 2
-    control = findings[findings["paper"] == "A.4, B-F5c (control; ours)"]
-    assert len(control) == 1 and control["verdict"].iloc[0] != "not measured"
+    for paper in (
+        "§4.1, B-T1", "§4.1, B-T1 (ours: layer-matched random neurons)", "§4.2, B-T2",
+        "§4.2, B-T2 (ours: layer-matched random neurons)", "A.4, B-F5c (control; ours)",
+        "A.4, B-F5c (ours: the control with layer-matched random neurons)",
+    ):  # fmt: skip
+        row = findings[findings["paper"] == paper]
+        assert len(row) == 1 and row["verdict"].iloc[0] != "not measured", paper
     assert findings["claim"].str.contains("SeqLoRA").sum() == 1
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     assert_verdicts_follow_the_intervals(findings)

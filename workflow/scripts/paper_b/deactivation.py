@@ -1,6 +1,7 @@
 """Rule deactivation: fine-tune one model on the mixture of the tasks of one kind
 (classification or generation), find each task's neurons on it, and score every task
-with each task's (and random) neurons deactivated (paper B, §4.1: B-T1, B-F5a/b), every
+with each task's neurons deactivated and with random sets of its count, drawn over all
+layers (paper B's) and layer-matched (ours) (§4.1: B-T1, B-F5a/b), every
 training run (paper_b.runs) of it in turn, each from a freshly loaded model."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json

@@ -1,7 +1,8 @@
 """Rules deactivation_table and generation_deactivation_table: Table B-T1 (B-T6 with
 Bloom) and its generation rows: per task, the multi-task model's score (accuracy, or
-ROUGE-L) as trained, with random neurons and with the task's neurons deactivated, each
-the mean over the multi-task model's training runs (paper_b.runs)."""
+ROUGE-L) as trained, with random neurons (paper B's, drawn over all layers, and ours,
+layer-matched) and with the task's neurons deactivated, each the mean over the
+multi-task model's training runs (paper_b.runs)."""
 
 import pandas as pd
 

@@ -2,15 +2,17 @@
 appendix A.4), for the classification tasks (panels a and c) or the generation tasks
 (b and d, ROUGE-L): the drop of every task's score when each task's neurons are
 deactivated in the multi-task model, its change over zero-shot when each task's
-neurons are trained, and, as the control (ours), when layer-matched random neurons are
-trained on each task (mean over the random draws); trainings are the mean over their
-runs (paper_b.runs). Each cell carries the findings engine's interval over the training
+neurons are trained, and, as the controls (ours), when random neurons are trained on
+each task (mean over the random draws): drawn over all layers, as paper B draws its
+random neurons, and layer-matched; trainings are the mean over their runs
+(paper_b.runs). Each cell carries the findings engine's interval over the training
 runs (> random draws) > the evaluated task's test samples (paper_b.tables.effect_intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.random_neurons import RANDOM, RANDOM_CONDITIONS, RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import run_means
 from skillneurons.paper_b.tables import effect_intervals, effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
@@ -28,7 +30,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     cells = [
         effect_intervals(deactivation, original_rows, settings, sign=-1.0),
         effect_intervals(training, zero_shot_rows, settings),
-        effect_intervals(training, zero_shot_rows, settings, condition="random"),
+        *(
+            effect_intervals(training, zero_shot_rows, settings, condition=condition)
+            for condition in RANDOM_CONDITIONS
+        ),
     ]
     deactivation, training = run_means(deactivation, KEYS), run_means(training, KEYS)
     zero_shot = reference_scores(zero_shot_rows, "zero_shot")
@@ -40,16 +45,19 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
         f"({on}) {measure}gain over zero-shot when the row's neurons are trained": (
             effect_matrix(training, zero_shot)
         ),
-        f"({on}, control) {measure}gain when random neurons are trained instead": (
-            effect_matrix(training, zero_shot, condition="random")
-        ),
+        f"({on}, control) {measure}gain when random neurons (over all layers) are trained "
+        "instead": effect_matrix(training, zero_shot, condition=RANDOM),
+        f"({on}, layer-matched control) {measure}gain when layer-matched random neurons are "
+        "trained instead": effect_matrix(training, zero_shot, condition=RANDOM_LAYER_MATCHED),
     }
-    (off_title, drop), (on_title, gain), (r_title, random) = matrices.items()
-    write_frame(
-        output.deactivation_csv, output.deactivation_md, drop, f"B-F5{off}: {off_title}", ".1f"
-    )
-    write_frame(output.training_csv, output.training_md, gain, f"B-F5{on}: {on_title}", ".1f")
-    write_frame(output.random_csv, output.random_md, random, f"B-F5{on}: {r_title}", ".1f")
+    files = [
+        (output.deactivation_csv, output.deactivation_md, off),
+        (output.training_csv, output.training_md, on),
+        (output.random_csv, output.random_md, on),
+        (output.layer_matched_csv, output.layer_matched_md, on),
+    ]
+    for (csv, md, panel), (title, matrix) in zip(files, matrices.items(), strict=True):
+        write_frame(csv, md, matrix, f"B-F5{panel}: {title}", ".1f")
     intervals = dict(zip(matrices, cells, strict=True))
     note = interval_note(pd.concat(cells), settings, marked="interval excludes 0")
     figure = effect_heatmaps(matrices, params.task_types, params.title, intervals, note)

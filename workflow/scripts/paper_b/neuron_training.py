@@ -1,7 +1,7 @@
-"""Rule neuron_training: train only one task's neurons (and, in several draws, as many
-random neurons per layer) and score every task of its kind (paper B, §4.2: B-T2,
-B-F5c/d), every training run (paper_b.runs) of each in turn, each from a freshly loaded
-model."""
+"""Rule neuron_training: train only one task's neurons (and, in several draws of each
+kind, as many random neurons drawn over all layers, paper B's baseline, and as many per
+layer, ours) and score every task of its kind (paper B, §4.2: B-T2, B-F5c/d), every
+training run (paper_b.runs) of each in turn, each from a freshly loaded model."""
 
 from skillneurons.infra.io import write_frame_parquet, write_json
 from skillneurons.infra.launch import relaunch_if_parallel

@@ -1,7 +1,8 @@
 """Rules training_table and generation_training_table: Table B-T2 (B-T7 with Bloom) and
 its generation rows: per task, the zero-shot score (accuracy, or ROUGE-L), after
-training random neurons and after training the task's neurons only, each the mean over
-the training runs (paper_b.runs)."""
+training random neurons (paper B's, drawn over all layers, and ours, layer-matched) and
+after training the task's neurons only, each the mean over the training runs
+(paper_b.runs)."""
 
 import pandas as pd
 

@@ -17,25 +17,45 @@ the previous stage left; after every stage the tasks learnt so far are tested. M
               the snapshots of the stages whose sets hold it, weighted by the test
               task's similarity to each stage's task (A.2, Eqs. 10-12, below);
 ``wncft_uniform``  the control of W-NCFT's weighting (ours; not in paper B): the same
-              snapshots combined the same way, every learnt stage weighing ``1/i``
-              instead of Eq. 11's softmax of similarities. W-NCFT above it says the
-              similarity weighting helps, not the averaging of snapshots. It reuses
-              NCFT's training (no extra training: one more test evaluation per learnt
-              task and stage, as many as W-NCFT's);
+              snapshots combined the same way (Eq. 12, the same ``combine``), every
+              learnt stage weighing ``1/i`` instead of Eq. 11's softmax of
+              similarities. W-NCFT above it says the similarity weighting helps, not
+              the weighting of snapshots as such. It reuses NCFT's training (no extra
+              training: one more test evaluation per learnt task and stage, as many as
+              W-NCFT's);
 ``per_task``  one model per task, fully fine-tuned from the base model alone (the upper
               reference ``A_i`` of Eq. 5).
 
 **W-NCFT** (A.2). A task's vector ``fea`` is the mean over its samples of the mean
 last-layer hidden state over the sample's real tokens, on the base model (Eq. 10's
 features; ``paper_b.continual.feature_samples`` training samples). Testing task ``j``
-after stage ``i``, the weights are ``Softmax_k(cos(fea_j, fea_k))`` over the stages
-``k <= i`` (Eq. 11, temperature ``paper_b.continual.temperature``, paper: 1). Each
-neuron ``n`` of any stage's set takes (Eq. 12) ``Σ_{k∋n} w_k θ_n^(k) / Σ_{k∋n} w_k``
-(``combine: normalized``, default: a neuron one stage trained keeps that stage's values,
-so W-NCFT equals NCFT on disjoint sets) or ``Σ_{k∋n} w_k θ_n^(k)`` (``literal``: Eq. 12
-with every stage's matrix zero outside its set, which shrinks shared neurons by about
-``1/i``); ``θ_n^(k)`` is the neuron's parameters after stage ``k``. Other neurons stay
-as they are. It needs the test task's identity, as paper B's does.
+after stage ``i``, the weights are ``w_k = Softmax_k(cos(fea_j, fea_k) / T)`` over the
+stages ``k <= i`` (Eq. 11), normalised to sum to 1 over the learnt stages, as a softmax
+is. ``T`` is ``paper_b.continual.temperature``, default 1: paper B writes a plain
+softmax. Cosines lie in [-1, 1], so at ``T = 1`` two stages' weights differ by a factor
+of at most ``e^2`` (7.4), and tasks whose vectors are alike (cosines near 1, as
+mean-pooled features of one model tend to be) get nearly uniform weights, W-NCFT then
+being close to its uniform-weight control. The temperature is not tuned to make a claim
+hold; each stage's weights are in NCFT's JSON (``wncft_weights``).
+
+Each neuron ``n`` of any stage's set takes Eq. 12 as written, ``W' = Σ_k Sim_j[k] x
+W_task-k`` with stage ``k``'s matrix its set's columns and zero elsewhere:
+``θ'_n = Σ_{k∋n} w_k θ_n^(k)`` (``combine: literal``, default), ``θ_n^(k)`` the
+neuron's parameters (all its places, or its output column alone with
+``paper_b.parameters: output_only``) stored right after stage ``k``. No renormalisation
+per neuron: the weights sum to 1 over all learnt stages, not over those whose sets hold
+the neuron. A neuron one stage trained becomes ``w_k`` times that stage's values (its
+parameters, not their change in training), so W-NCFT differs from NCFT on every stored
+neuron, not only where sets overlap: with ``i`` stages and near-uniform weights each
+stored neuron is scaled by about ``1/i``. A neuron several stages trained is the
+weighted sum of their values. ``combine: normalized`` (ours) divides by
+``Σ_{k∋n} w_k``: a neuron one stage trained keeps that stage's values, so W-NCFT
+differs from NCFT, and from its uniform control, only on neurons that stages share (the
+default's measured W-NCFT minus its uniform control: +0.0000 CL, interval [-0.0147,
++0.0147], the same model). At stage 1 the one weight is 1 and either combination is
+NCFT's model. Neurons of no stage's set stay as they are. W-NCFT needs the test task's
+identity, as paper B's does; NCFT's model itself is never changed
+(:func:`combined_neurons` restores it).
 
 Results (``results/{model}/paper_b/continual/run{r}/{order}/*.parquet``, one folder per
 training run of config ``paper_b.runs``): ``run``, ``method``, ``stage`` (1-based:
@@ -68,7 +88,8 @@ from skillneurons.paper_b.evaluation import correct_on
 from skillneurons.paper_b.relevance import relevance as task_relevance
 from skillneurons.paper_b.relevance import relevance_table
 
-COMBINES = ("normalized", "literal")
+#: Eq. 12's combinations (the module docstring): paper B's first.
+COMBINES = ("literal", "normalized")
 COLUMNS = ("method", "stage", "stage_task", "eval_task", "accuracy", "correct")
 #: The columns that name an evaluation (a training run's files add ``run`` first:
 #: :mod:`skillneurons.paper_b.runs`).
@@ -211,7 +232,7 @@ def combined_neurons(
     model: torch.nn.Module,
     snapshots: Sequence[StageSnapshot],
     weights: np.ndarray,
-    combine: str = "normalized",
+    combine: str = "literal",
     output_only: bool = False,
 ):
     """Within the block, every neuron of ``snapshots`` holds Eq. 12's combination of its
@@ -380,9 +401,10 @@ class NcftSettings:
     found on the current model), ``paper_b.attribution_samples`` (``attribution_samples``:
     the training rows it draws; None: all), ``paper_b.parameters`` (``output_only``
     when it is ``output_only``: only each neuron's output weights are trained),
-    ``paper_b.continual.temperature`` (Eq. 11's) and ``paper_b.continual.combine``
-    (Eq. 12's ``normalized`` or ``literal``), and the run's ``seed`` (it draws the
-    attribution rows and breaks relevance ties).
+    ``paper_b.continual.temperature`` (Eq. 11's, paper: 1) and
+    ``paper_b.continual.combine`` (Eq. 12's ``literal``, paper B's, or ``normalized``,
+    ours), and the run's ``seed`` (it draws the attribution rows and breaks relevance
+    ties).
     """
 
     fraction: float
@@ -391,7 +413,7 @@ class NcftSettings:
     seed: int
     output_only: bool = False
     temperature: float = 1.0
-    combine: str = "normalized"
+    combine: str = "literal"
 
 
 def neuron_level_fine_tuning(

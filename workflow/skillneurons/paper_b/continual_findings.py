@@ -12,15 +12,21 @@ NCFT forgets less than SeqFT               CL(NCFT) - CL(SeqFT)
 W-NCFT forgets less than SeqFT             CL(W-NCFT) - CL(SeqFT)
 NCFT forgets less than SeqLoRA             CL(NCFT) - CL(SeqLoRA)
 W-NCFT beats NCFT                          CL(W-NCFT) - CL(NCFT)
-W-NCFT beats uniform-weight averaging      CL(W-NCFT) - CL(W-NCFT, uniform weights)
+W-NCFT beats equal weights (ours)          CL(W-NCFT) - CL(W-NCFT, uniform weights)
 NCFT stays below per-task FT               CL(per-task FT) - CL(NCFT)
 W-NCFT stays below per-task FT             CL(per-task FT) - CL(W-NCFT)
 =========================================  ===========================================
 
-Per-task FT's "CL" is the mean over the order's tasks of each task's own model. The
-uniform-weight control (ours) combines the same stage snapshots as W-NCFT with equal
-weights (:func:`skillneurons.paper_b.continual.uniform_stage_weights`): W-NCFT above it
-says the similarity weighting helps, not the averaging of snapshots.
+Per-task FT's "CL" is the mean over the order's tasks of each task's own model. W-NCFT
+combines the stored neurons as Eq. 12 reads (``paper_b.continual.combine: literal``,
+each stored neuron times its stage's weight: W-NCFT differs from NCFT on every stored
+neuron; :mod:`skillneurons.paper_b.continual`), so "W-NCFT beats NCFT" compares two
+different models whatever the sets' overlap. The uniform-weight control (ours) combines
+the same stage snapshots the same way with equal weights
+(:func:`skillneurons.paper_b.continual.uniform_stage_weights`): W-NCFT above it says
+the similarity weighting helps, not the weighting of snapshots as such; with alike task
+vectors Eq. 11's softmax at temperature 1 is itself near uniform, and this row may then
+read negligible.
 """
 
 from __future__ import annotations
@@ -68,8 +74,8 @@ CONTRASTS = (
             "CL(W-NCFT) - CL(NCFT), mean over orders", "73.3 vs 71.3; every order",
             *_half(73.3, 71.3)),
      "wncft", "ncft"),
-    (_claim("weighting the stored neurons by task similarity (W-NCFT) beats averaging "
-            "them with equal weights", "CL(W-NCFT) - CL(W-NCFT, uniform weights), mean "
+    (_claim("weighting the stored neurons by task similarity (W-NCFT) beats weighting "
+            "them equally (ours)", "CL(W-NCFT) - CL(W-NCFT, uniform weights), mean "
             "over orders", "(no paper has it; the control of W-NCFT > NCFT)",
             *UNIFORM_MARGIN),
      "wncft", "wncft_uniform"),

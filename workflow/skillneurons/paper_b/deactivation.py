@@ -12,9 +12,11 @@ its training split (:func:`skillneurons.paper_b.relevance.relevance_tables`) and
 top ``k``% neurons taken. Then every task's test split is scored
 (:func:`deactivation_results`): as trained (``original``), with each task's neurons
 deactivated (``task``, source = that task: the diagonal is B-T1's "Deactivate-Task",
-the whole matrix B-F5a/b), and with as many random neurons per layer as its own
-task's deactivated (``random``, several seeded draws: "Deactivate-Random"). A neuron
-is deactivated as config ``paper_b.deactivation`` says
+the whole matrix B-F5a/b), and with random sets of its own task's count deactivated,
+several seeded draws of each kind (:mod:`skillneurons.paper_b.random_neurons`):
+``random``, drawn over all layers as paper B draws its "Deactivate-Random" sets, and
+``random_layer_matched`` (ours), as many per layer as the task's. A neuron is
+deactivated as config ``paper_b.deactivation`` says
 (:func:`skillneurons.paper_b.evaluation.deactivated`), for a causal LM at every
 decoded position too.
 """
@@ -32,7 +34,7 @@ from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.evaluation import deactivated, result_row, results_frame
-from skillneurons.paper_b.relevance import matched_random_neurons
+from skillneurons.paper_b.random_neurons import random_sets
 from skillneurons.paper_b.scorers import TaskScorer
 
 
@@ -105,11 +107,12 @@ def deactivation_results(
 ) -> pd.DataFrame:
     """B-T1 / B-F5a-b (the module docstring): every task's test scores on the model
     under ``scorers`` as trained, with each task's ``neurons`` deactivated (``by``) and
-    with ``random_draws`` layer-matched random draws of its own task's count (``width``
-    neurons per layer). Columns :data:`skillneurons.paper_b.evaluation.COLUMNS`. A
-    classification task's conditions with neurons off by their activations go through
-    the model together (:attr:`TaskScorer.evaluate_off`): the same predictions as one
-    pass each up to the rounding of larger matrix products."""
+    with ``random_draws`` random draws of each kind of its own task's count (``width``
+    neurons per layer; :func:`deactivation_conditions`). Columns
+    :data:`skillneurons.paper_b.evaluation.COLUMNS`. A classification task's conditions
+    with neurons off by their activations go through the model together
+    (:attr:`TaskScorer.evaluate_off`): the same predictions as one pass each up to the
+    rounding of larger matrix products."""
     rows = []
     for eval_task, scorer in scorers.items():
         conditions = list(deactivation_conditions([eval_task], neurons, width, random_draws, seed))
@@ -137,13 +140,14 @@ def deactivation_conditions(
 ) -> Iterator[tuple[str, str, int, str, Mapping[int, np.ndarray]]]:
     """B-T1's evaluations in order, as ``(condition, source, draw, eval_task,
     neurons_off)``: per evaluated task, as trained (no neurons off, ``original``), with
-    each task's ``neurons`` off (``task``), then ``random_draws`` layer-matched random
-    draws of its own task's count (``random``, seed + draw; ``width`` neurons per
+    each task's ``neurons`` off (``task``), then ``random_draws`` random draws of its
+    own task's count over all layers (``random``, paper B's) and as many layer-matched
+    ones (``random_layer_matched``, ours), draw ``d`` of each from ``seed + d``
+    (:func:`skillneurons.paper_b.random_neurons.random_sets`; ``width`` neurons per
     layer)."""
     for eval_task in eval_tasks:
         yield "original", "", 0, eval_task, {}
         for source, chosen in neurons.items():
             yield "task", source, 0, eval_task, chosen
-        for draw in range(random_draws):
-            random = matched_random_neurons(neurons[eval_task], width, seed + draw)
-            yield "random", eval_task, draw, eval_task, random
+        for condition, draw, random in random_sets(neurons[eval_task], width, random_draws, seed):
+            yield condition, eval_task, draw, eval_task, random

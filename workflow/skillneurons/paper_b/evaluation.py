@@ -11,8 +11,10 @@ score, for the findings' paired bootstrap.
 
 Results table of paper B's part 1 (B-T1, B-T2, zero-shot; classification and
 generation tasks alike): one row per evaluation with ``condition`` (what was done to
-the model: ``original``, ``task``, ``random``, ``zero_shot``), ``source`` (the task
-whose neurons were used; empty for none), ``draw`` (random draw, 0 otherwise),
+the model: ``original``, ``task``, ``random`` (paper B's random sets, drawn over all
+layers), ``random_layer_matched`` (ours; :mod:`skillneurons.paper_b.random_neurons`),
+``zero_shot``), ``source`` (the task whose neurons were used, or whose count a random
+set matches; empty for none), ``draw`` (random draw, 0 otherwise),
 ``eval_task``, ``metric`` (``accuracy`` or ``rouge_l``: the task's
 :attr:`skillneurons.paper_b.scorers.TaskScorer.metric`), ``score`` (float64, the mean)
 and ``sample_scores`` (float64 per test sample, in split order: 1.0 or 0.0 for a right

@@ -6,20 +6,23 @@ claim                                          effect; resampled
 deactivating task neurons hurts more than      accuracy with random neurons deactivated
 random ones (§4.1, B-T1: 76.0 vs 84.8)         minus with the task's, task mean; runs >
                                                random draws > test samples of each task
+... than layer-matched random ones (ours)      the same against the layer-matched sets
 training task neurons gains more than          accuracy after training the task's
 training random ones (§4.2, B-T2: 29.9 vs      neurons minus after training random ones,
 1.5 points)                                    task mean; runs > random draws > samples
+... than layer-matched random ones (ours)      the same against the layer-matched sets
 deactivation is task-specific (A.4, B-F5a)     per task, its drop when its own neurons are
                                                off minus the mean drop of the row's and
                                                column's other cells; runs > samples
 training is task-specific (A.4, B-F5c)         the same with the gains over zero-shot
 the task's own neurons make B-F5c's diagonal   B-F5c's per-task margin above minus the
-dominate more than random neurons trained on   same margin of the matrix of layer-matched
-the same data (control; ours)                  random neurons trained on the row's task,
-                                               task mean; runs > random draws > samples
-generation: deactivating and training task     the five claims above on the generation
+dominate more than random neurons trained on   same margin of the matrix of random neurons
+the same data (control; ours)                  trained on the row's task, task mean; runs
+                                               > random draws > samples
+... than layer-matched random neurons (ours)   the same with the layer-matched sets
+generation: deactivating and training task     the eight claims above on the generation
 neurons, and task-specifically (B-T1, B-T2,    tasks (where a causal LM runs them), each
-B-F5b, B-F5d, B-F5d's control)                 test sample scored by its ROUGE-L F1
+B-F5b, B-F5d, B-F5d's controls)                test sample scored by its ROUGE-L F1
 A and B rank neurons alike (AB-T1; new)        Spearman's rho of the trial's predictivity
                                                and relevance on its model over all
                                                neurons, trial and task mean; trials, tasks
@@ -32,6 +35,15 @@ tuned model (AB-F1; new)                       minus under the order's curve (AB
 A's order hurts its own model more than B's    area under B's curve minus under A's,
 (AB-F1; new)                                   task mean; trials > test samples
 =============================================  ============================================
+
+**Random neurons.** Paper B's baselines are "the same number of neurons randomly
+selected": the rows that decide its claims (and B-F5c/d's controls) read the random sets
+of that design, as many neurons as the task's drawn over all layers (condition
+``random``, :mod:`skillneurons.paper_b.random_neurons`). Each has a row of its own,
+marked as ours, against the stricter layer-matched sets (``random_layer_matched``: as
+many neurons in every layer as the task's), with the same margin: the task's neurons
+gather in some layers, and a claim that holds only against the paper's sets may be the
+layers' doing.
 
 The part-1 claims resample the training runs of their results (config
 ``paper_b.runs``: the ``run`` column, :data:`RUNS`) as their top unit, the random draws
@@ -51,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
+from skillneurons.paper_b.random_neurons import RANDOM, RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
@@ -62,23 +75,50 @@ from skillneurons.reporting.findings import (
     unavailable,
 )
 
+#: The paper value of a row against layer-matched random sets (ours): paper B measured
+#: its number against random sets drawn over all layers.
+LAYER_MATCHED_PAPER = "(paper B draws its random neurons over all layers: {} with those)"
+
 DEACTIVATION_VS_RANDOM = Claim(
     "deactivating a task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1",
-    "accuracy with random k% deactivated - with the task's k% deactivated, task mean",
+    "accuracy with random k% deactivated (as many neurons, drawn over all layers) - with "
+    "the task's k% deactivated, task mean",
     "training runs > random draws > test samples of each task",
     "84.8 vs 76.0 (classification mean)",
     margin=0.044,
     margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points)",
 )
+DEACTIVATION_VS_LAYER_MATCHED = Claim(
+    "deactivating a task's neurons hurts it more than deactivating layer-matched random "
+    "neurons (ours)",
+    "§4.1, B-T1 (ours: layer-matched random neurons)",
+    "accuracy with layer-matched random neurons deactivated (as many in every layer as the "
+    "task's k%) - with the task's k% deactivated, task mean",
+    "training runs > random draws > test samples of each task",
+    LAYER_MATCHED_PAPER.format("84.8 vs 76.0"),
+    margin=0.044,
+    margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points), as its row",
+)
 TRAINING = Claim(
     "training only a task's neurons gains more than training random neurons",
     "§4.2, B-T2",
-    "accuracy after training the task's k% - after training random k%, task mean",
+    "accuracy after training the task's k% - after training random k% (as many neurons, "
+    "drawn over all layers), task mean",
     "training runs > random draws > test samples of each task",
     "gains 29.9 vs 1.5 points",
     margin=0.142,
     margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points)",
+)
+TRAINING_VS_LAYER_MATCHED = Claim(
+    "training only a task's neurons gains more than training layer-matched random neurons (ours)",
+    "§4.2, B-T2 (ours: layer-matched random neurons)",
+    "accuracy after training the task's k% - after training layer-matched random neurons "
+    "(as many in every layer as the task's k%), task mean",
+    "training runs > random draws > test samples of each task",
+    LAYER_MATCHED_PAPER.format("gains 29.9 vs 1.5 points"),
+    margin=0.142,
+    margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points), as its row",
 )
 DEACTIVATION_SPECIFIC = Claim(
     "deactivating a task's neurons hurts that task most (the diagonal dominates)",
@@ -103,6 +143,17 @@ TRAINING_CONTROL = Claim(
     "neurons on the same data",
     "A.4, B-F5c (control; ours)",
     "B-F5c's margin (own gain - mean gain of the other cells of its row and column) - "
+    "the same margin with random neurons (drawn over all layers) trained, task mean",
+    "training runs > random draws > test samples of each task",
+    "(paper B has no random matrix; its diagonal dominates)",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of accuracy",
+)
+TRAINING_CONTROL_LAYER_MATCHED = Claim(
+    "training a task's own neurons makes the diagonal dominate more than training "
+    "layer-matched random neurons on the same data",
+    "A.4, B-F5c (ours: the control with layer-matched random neurons)",
+    "B-F5c's margin (own gain - mean gain of the other cells of its row and column) - "
     "the same margin with layer-matched random neurons trained, task mean",
     "training runs > random draws > test samples of each task",
     "(paper B has no random matrix; its diagonal dominates)",
@@ -112,11 +163,23 @@ TRAINING_CONTROL = Claim(
 DEACTIVATION_GENERATION = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating random neurons",
     "§4.1, B-T1 (generation)",
-    "ROUGE-L F1 with random k% deactivated - with the task's k% deactivated, task mean",
+    "ROUGE-L F1 with random k% deactivated (as many neurons, drawn over all layers) - "
+    "with the task's k% deactivated, task mean",
     "training runs > random draws > test samples of each generation task",
     "42.3 vs 32.0 (generation mean)",
     margin=0.0515,
     margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points)",
+)
+DEACTIVATION_GENERATION_LAYER_MATCHED = Claim(
+    "deactivating a generation task's neurons hurts it more than deactivating "
+    "layer-matched random neurons (ours)",
+    "§4.1, B-T1 (generation; ours: layer-matched random neurons)",
+    "ROUGE-L F1 with layer-matched random neurons deactivated (as many in every layer as "
+    "the task's k%) - with the task's k% deactivated, task mean",
+    "training runs > random draws > test samples of each generation task",
+    LAYER_MATCHED_PAPER.format("42.3 vs 32.0"),
+    margin=0.0515,
+    margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points), as its row",
 )
 DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "deactivating a generation task's neurons hurts that task most (the diagonal dominates)",
@@ -130,11 +193,24 @@ DEACTIVATION_SPECIFIC_GENERATION = Claim(
 TRAINING_GENERATION = Claim(
     "training only a generation task's neurons gains more than training random neurons",
     "§4.2, B-T2 (generation)",
-    "ROUGE-L F1 after training the task's k% - after training random k%, task mean",
+    "ROUGE-L F1 after training the task's k% - after training random k% (as many neurons, "
+    "drawn over all layers), task mean",
     "training runs > random draws > test samples of each generation task",
     "gains 17.2 vs 2.7 points",
     margin=0.0725,
     margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points)",
+)
+TRAINING_GENERATION_LAYER_MATCHED = Claim(
+    "training only a generation task's neurons gains more than training layer-matched "
+    "random neurons (ours)",
+    "§4.2, B-T2 (generation; ours: layer-matched random neurons)",
+    "ROUGE-L F1 after training the task's k% - after training layer-matched random "
+    "neurons (as many in every layer as the task's k%), task mean",
+    "training runs > random draws > test samples of each generation task",
+    LAYER_MATCHED_PAPER.format("gains 17.2 vs 2.7 points"),
+    margin=0.0725,
+    margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points), "
+    "as its row",
 )
 GENERATION_SPECIFIC = Claim(
     "training a generation task's neurons helps that task most (the diagonal dominates)",
@@ -149,6 +225,18 @@ GENERATION_CONTROL = Claim(
     "training a generation task's own neurons makes the diagonal dominate more than "
     "training random neurons on the same data",
     "A.4, B-F5d (control; ours)",
+    "B-F5d's ROUGE-L F1 margin (own gain - mean gain of the other cells of its row and "
+    "column) - the same margin with random neurons (drawn over all layers) trained, task "
+    "mean",
+    "training runs > random draws > test samples of each generation task",
+    "(paper B has no random matrix; its diagonal dominates)",
+    margin=0.05,
+    margin_basis="smallest effect of interest: 5 points of ROUGE-L F1",
+)
+GENERATION_CONTROL_LAYER_MATCHED = Claim(
+    "training a generation task's own neurons makes the diagonal dominate more than "
+    "training layer-matched random neurons on the same data",
+    "A.4, B-F5d (ours: the control with layer-matched random neurons)",
     "B-F5d's ROUGE-L F1 margin (own gain - mean gain of the other cells of its row and "
     "column) - the same margin with layer-matched random neurons trained, task mean",
     "training runs > random draws > test samples of each generation task",
@@ -229,19 +317,33 @@ def _mean_score(scores: np.ndarray, indices: Mapping[str, np.ndarray], task: str
     return float(scores[indices[f"{task}: test samples"]].mean())
 
 
-def _units(results: pd.DataFrame, tasks, draws: bool, column: str) -> Units:
-    """The training runs > the random draws (``draws``) > each task's test samples."""
+def _draws(results: pd.DataFrame, random: str) -> int:
+    """How many draws of the random sets of condition ``random`` ``results`` holds (0:
+    none)."""
+    drawn = results.loc[results["condition"] == random, "draw"]
+    return 0 if drawn.empty else int(drawn.max()) + 1
+
+
+def _units(results: pd.DataFrame, tasks, random: str | None, column: str) -> Units:
+    """The training runs > the draws of the random sets of condition ``random`` (None:
+    no draws) > each task's test samples."""
     cells = _cells(results, column)
     samples = {}
     for task in tasks:
         sample = next(v for key, v in cells.items() if key[3] == task)
         samples[f"{task}: test samples"] = len(sample)
-    random = {}
-    if draws:
-        random["random draws"] = (
-            int(results.loc[results["condition"] == "random", "draw"].max()) + 1
-        )
-    return Units(runs={RUNS: len(_runs(results))}, draws=random, samples=samples)
+    draws = {} if random is None else {"random draws": _draws(results, random)}
+    return Units(runs={RUNS: len(_runs(results))}, draws=draws, samples=samples)
+
+
+def _no_random_sets(claim: Claim, random: str) -> dict:
+    """The row of a claim whose results hold no random sets of condition ``random``."""
+    return unavailable(
+        claim,
+        f"no {random!r} random sets in the results (written before paper B's random sets "
+        "and the layer-matched ones were both drawn): rerun rules deactivation and "
+        "neuron_training",
+    )
 
 
 def random_vs_task(
@@ -250,12 +352,17 @@ def random_vs_task(
     better: str,
     settings: BootstrapSettings,
     column: str = "sample_scores",
+    random: str = RANDOM,
 ) -> dict:
-    """``better`` is ``"random"`` (deactivation: random must score higher) or ``"task"``
-    (training: the task's neurons must); each test sample scores its ``column``."""
+    """``better`` is ``"random"`` (deactivation: the random sets must score higher) or
+    ``"task"`` (training: the task's neurons must); the random sets are those of
+    condition ``random`` (:data:`RANDOM`, paper B's, or :data:`RANDOM_LAYER_MATCHED`,
+    ours); each test sample scores its ``column``."""
     cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
-    draws = int(results.loc[results["condition"] == "random", "draw"].max()) + 1
+    draws = _draws(results, random)
+    if not draws:
+        return _no_random_sets(claim, random)
     runs = _runs(results)
 
     def statistic(indices: Mapping[str, np.ndarray]) -> float:
@@ -263,18 +370,18 @@ def random_vs_task(
         for run in (runs[r] for r in indices[RUNS]):
             for task in tasks:
                 own = _mean_score(cells[(run, "task", task, task, 0)], indices, task)
-                random = np.mean(
+                drawn = np.mean(
                     [
                         _mean_score(
-                            cells[(run, "random", task, task, int(d % draws))], indices, task
+                            cells[(run, random, task, task, int(d % draws))], indices, task
                         )
                         for d in indices["random draws"]
                     ]
                 )
-                gaps.append(random - own if better == "random" else own - random)
+                gaps.append(drawn - own if better == "random" else own - drawn)
         return float(np.mean(gaps))
 
-    return decide(claim, statistic, _units(results, tasks, True, column), settings)
+    return decide(claim, statistic, _units(results, tasks, random, column), settings)
 
 
 def diagonal_dominance(
@@ -308,7 +415,7 @@ def diagonal_dominance(
             margins.append(_diagonal_margins(change, tasks))
         return float(np.mean(margins))
 
-    return decide(claim, statistic, _units(results, tasks, False, column), settings)
+    return decide(claim, statistic, _units(results, tasks, None, column), settings)
 
 
 def _diagonal_margins(change: Mapping[tuple[str, str], float], tasks) -> np.ndarray:
@@ -323,25 +430,29 @@ def _diagonal_margins(change: Mapping[tuple[str, str], float], tasks) -> np.ndar
 
 
 def diagonal_control(
-    claim: Claim, results: pd.DataFrame, settings: BootstrapSettings, column: str = "sample_scores"
+    claim: Claim,
+    results: pd.DataFrame,
+    settings: BootstrapSettings,
+    column: str = "sample_scores",
+    random: str = RANDOM,
 ) -> dict:
     """B-F5c/d's control (ours). Training task ``i``'s neurons on task ``i``'s data and
     testing on ``j`` favours the diagonal by construction: random neurons trained on
     ``i``'s data would help ``i`` most too. So per task ``i``: the diagonal margin of
     :func:`diagonal_dominance` (cell ``ij``: task ``j``'s score, mean ``column`` per
     test sample, after training task ``i``'s neurons) minus the same margin of the
-    random matrix (cell ``ij``: after training a layer-matched random set on task
-    ``i``, mean over the resampled random draws); task mean. The reference score
-    (zero-shot) cancels in the difference, so none is needed. Positive: the task's own
-    neurons make the diagonal dominate more than random ones."""
+    random matrix (cell ``ij``: after training a random set of condition ``random`` on
+    task ``i``, :data:`RANDOM` drawn over all layers or :data:`RANDOM_LAYER_MATCHED`,
+    mean over the resampled random draws); task mean. The reference score (zero-shot)
+    cancels in the difference, so none is needed. Positive: the task's own neurons make
+    the diagonal dominate more than random ones."""
     cells = _cells(results, column)
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     if len(tasks) < 2:
         return unavailable(claim, "one task: no off-diagonal cells")
-    random = results.loc[results["condition"] == "random", "draw"]
-    if random.empty:
-        return unavailable(claim, "no random trainings")
-    draws = int(random.max()) + 1
+    draws = _draws(results, random)
+    if not draws:
+        return _no_random_sets(claim, random)
     runs = _runs(results)
     missing = [
         (run, i, j, d)
@@ -349,7 +460,7 @@ def diagonal_control(
         for i in tasks
         for j in tasks
         for d in range(draws)
-        if (run, "random", i, j, d) not in cells
+        if (run, random, i, j, d) not in cells
     ]
     if missing:
         run, i, j, d = missing[0]
@@ -370,7 +481,7 @@ def diagonal_control(
             random_cells = {
                 (i, j): np.mean(
                     [
-                        _mean_score(cells[(run, "random", i, j, int(d))], indices, j)
+                        _mean_score(cells[(run, random, i, j, int(d))], indices, j)
                         for d in indices["random draws"]
                     ]
                 )
@@ -380,7 +491,7 @@ def diagonal_control(
             margins.append(_diagonal_margins(own, tasks) - _diagonal_margins(random_cells, tasks))
         return float(np.mean(margins))
 
-    return decide(claim, statistic, _units(results, tasks, True, column), settings)
+    return decide(claim, statistic, _units(results, tasks, random, column), settings)
 
 
 def _references(
@@ -400,21 +511,38 @@ def _references(
 def generation_claims(
     deactivation: pd.DataFrame, training: pd.DataFrame, settings: BootstrapSettings
 ) -> list[dict]:
-    """B-T1's, B-T2's, B-F5b's, B-F5d's and its control's claims on the generation
-    tasks: their ``deactivation`` results (the multi-task model's original, task and
-    random rows) and ``training`` results (every task's zero-shot, task and random
-    rows, each training tested on every task), each test sample scored by its ROUGE-L
-    F1."""
+    """B-T1's, B-T2's, B-F5b's, B-F5d's and its controls' claims on the generation
+    tasks, each against paper B's random sets and (ours) the layer-matched ones: their
+    ``deactivation`` results (the multi-task model's original, task and random rows)
+    and ``training`` results (every task's zero-shot, task and random rows, each
+    training tested on every task), each test sample scored by its ROUGE-L F1."""
     original = _references(deactivation, "original", _runs(deactivation))
     untrained = _references(training, "zero_shot", _runs(training))
     return [
         random_vs_task(DEACTIVATION_GENERATION, deactivation, "random", settings),
+        random_vs_task(
+            DEACTIVATION_GENERATION_LAYER_MATCHED,
+            deactivation,
+            "random",
+            settings,
+            random=RANDOM_LAYER_MATCHED,
+        ),  # fmt: skip
         random_vs_task(TRAINING_GENERATION, training, "task", settings),
+        random_vs_task(
+            TRAINING_GENERATION_LAYER_MATCHED,
+            training,
+            "task",
+            settings,
+            random=RANDOM_LAYER_MATCHED,
+        ),  # fmt: skip
         diagonal_dominance(
             DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings
         ),
         diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings),
         diagonal_control(GENERATION_CONTROL, training, settings),
+        diagonal_control(
+            GENERATION_CONTROL_LAYER_MATCHED, training, settings, random=RANDOM_LAYER_MATCHED
+        ),
     ]
 
 
@@ -502,10 +630,23 @@ def findings_table(
     untrained = _references(zero_shot, "zero_shot", _runs(training))
     rows = [
         random_vs_task(DEACTIVATION_VS_RANDOM, deactivation, "random", settings),
+        random_vs_task(
+            DEACTIVATION_VS_LAYER_MATCHED,
+            deactivation,
+            "random",
+            settings,
+            random=RANDOM_LAYER_MATCHED,
+        ),  # fmt: skip
         random_vs_task(TRAINING, training, "task", settings),
+        random_vs_task(
+            TRAINING_VS_LAYER_MATCHED, training, "task", settings, random=RANDOM_LAYER_MATCHED
+        ),
         diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
         diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
         diagonal_control(TRAINING_CONTROL, training, settings),
+        diagonal_control(
+            TRAINING_CONTROL_LAYER_MATCHED, training, settings, random=RANDOM_LAYER_MATCHED
+        ),
         *([] if generation is None else generation_claims(**generation, settings=settings)),
         *comparison_claims(agreements, settings),
         *curve_claims(curves, settings),

@@ -11,13 +11,16 @@ fine-tuned on the task (:class:`skillneurons.models.neuron_deltas.NeuronDeltas`:
 other entry of the model stays bit-identical; the state of best dev score kept,
 :attr:`~skillneurons.paper_b.scorers.TaskScorer.dev_score`), and every task of its
 kind is scored on its test split (``task``, source = the trained task: the diagonal is
-B-T2's "Train-Task", the matrix against zero-shot B-F5c/d). The same count of random
-neurons per layer is trained in several seeded draws (``random``, "Train-Random") and
-also scored on every task: B-T2 compares them on the trained task, and their matrix is
-B-F5c/d's control (random neurons trained on task i's data help task i more than task j
-too, so B-F5's claim is that the task's own neurons make the diagonal dominate more
-than random ones, :func:`skillneurons.paper_b.findings.diagonal_control`). The
-untrained base model gives ``zero_shot`` (:func:`zero_shot_results`).
+B-T2's "Train-Task", the matrix against zero-shot B-F5c/d). Random sets of the same
+count are trained in several seeded draws of each kind
+(:mod:`skillneurons.paper_b.random_neurons`: ``random``, drawn over all layers as paper
+B's "Train-Random" sets are, and ``random_layer_matched``, ours, as many per layer as
+the task's) and also scored on every task: B-T2 compares them on the trained task, and
+their matrices are B-F5c/d's controls (random neurons trained on task i's data help
+task i more than task j too, so B-F5's claim is that the task's own neurons make the
+diagonal dominate more than random ones,
+:func:`skillneurons.paper_b.findings.diagonal_control`). The untrained base model gives
+``zero_shot`` (:func:`zero_shot_results`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import pandas as pd
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.evaluation import result_row, results_frame
-from skillneurons.paper_b.relevance import trained_sets
+from skillneurons.paper_b.random_neurons import random_sets
 from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.scorers import TaskScorer
 
@@ -66,15 +69,17 @@ def neuron_training_results(
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """B-T2 / B-F5c-d for one trained task (the module docstring): train only
-    ``neurons`` (then ``random_draws`` layer-matched random sets of ``width``-wide
-    layers, draw ``d`` seeded by ``seed + d``) on ``task``; score every task of
-    ``scorers`` (all on the same frozen base model, ``task``'s first) after each
+    ``neurons``, then ``random_draws`` random sets of each kind of ``width``-wide layers
+    (draw ``d`` seeded by ``seed + d``:
+    :func:`skillneurons.paper_b.random_neurons.random_sets`), on ``task``; score every
+    task of ``scorers`` (all on the same frozen base model, ``task``'s first) after each
     training. Returns the results of training run ``run`` (config ``paper_b.runs``:
     ``training`` carries its seed) and the trainings' metrics."""
     scorer = scorers[task]
     head = scorer.head
     rows, metrics = [], []
-    for condition, draw, chosen in trained_sets(neurons, width, random_draws, seed):
+    trainings = [("task", 0, neurons), *random_sets(neurons, width, random_draws, seed)]
+    for condition, draw, chosen in trainings:
         head.deltas = NeuronDeltas(head.backbone, chosen, output_only)
         result = train(
             head, scorer.train, None, training, head.pad_id, progress=progress,

@@ -25,28 +25,31 @@ def _table_and_figure(stem: str, prefix: str) -> dict[str, str]:
 PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-T1, B-T6",
-        "multi-task model: original, random k% deactivated, the task's k% deactivated",
+        "multi-task model: original, random k% deactivated (over all layers, and "
+        "layer-matched, ours), the task's k% deactivated",
         DEACTIVATION_CATEGORY,
         (table_product("deactivation_table", "B-T1"),),
     ),
     PaperOutput(
         "B-T1 (generation)",
         "generation tasks on a causal LM fine-tuned on their mixture: original, random k% "
-        "deactivated, the task's k% deactivated, ROUGE-L",
+        "deactivated (over all layers, and layer-matched, ours), the task's k% deactivated, "
+        "ROUGE-L",
         DEACTIVATION_CATEGORY,
         (table_product("generation_deactivation_table", "B-T1_generation"),),
         requires=("generation",),
     ),
     PaperOutput(
         "B-T2, B-T7",
-        "zero-shot vs training random k% vs training the task's k% neurons",
+        "zero-shot vs training random k% (over all layers, and layer-matched, ours) vs "
+        "training the task's k% neurons",
         TRAINING,
         (table_product("training_table", "B-T2"),),
     ),
     PaperOutput(
         "B-T2 (generation)",
-        "generation tasks on a causal LM: zero-shot vs training random k% vs training "
-        "the task's k% neurons, ROUGE-L",
+        "generation tasks on a causal LM: zero-shot vs training random k% (over all "
+        "layers, and layer-matched, ours) vs training the task's k% neurons, ROUGE-L",
         TRAINING,
         (table_product("generation_training_table", "B-T2_generation"),),
         requires=("generation",),
@@ -54,7 +57,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-F5",
         "task x task effect of deactivating (a) and of training (c) a task's neurons, "
-        "and of training layer-matched random neurons on a task (c's control)",
+        "and of training random neurons on a task (c's controls: drawn over all layers, "
+        "and layer-matched, ours)",
         TRAINING,
         (
             Product(
@@ -66,6 +70,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
                     "training_md": "tables/B-F5c.md",
                     "random_csv": "tables/B-F5c_random.csv",
                     "random_md": "tables/B-F5c_random.md",
+                    "layer_matched_csv": "tables/B-F5c_random_layer_matched.csv",
+                    "layer_matched_md": "tables/B-F5c_random_layer_matched.md",
                     "png": "figures/B-F5.png",
                     "pdf": "figures/B-F5.pdf",
                 },
@@ -76,8 +82,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-F5 (generation)",
         "generation tasks on a causal LM: task x task ROUGE-L effect of deactivating (b) "
-        "and of training (d) a task's neurons, and of training layer-matched random "
-        "neurons on a task (d's control)",
+        "and of training (d) a task's neurons, and of training random neurons on a task "
+        "(d's controls: drawn over all layers, and layer-matched, ours)",
         TRAINING,
         (
             Product(
@@ -89,6 +95,8 @@ PAPER_B: tuple[PaperOutput, ...] = (
                     "training_md": "tables/B-F5d.md",
                     "random_csv": "tables/B-F5d_random.csv",
                     "random_md": "tables/B-F5d_random.md",
+                    "layer_matched_csv": "tables/B-F5d_random_layer_matched.csv",
+                    "layer_matched_md": "tables/B-F5d_random_layer_matched.md",
                     "png": "figures/B-F5_generation.png",
                     "pdf": "figures/B-F5_generation.pdf",
                 },

@@ -154,30 +154,6 @@ def relevance_tables(
     }
 
 
-def matched_random_neurons(
-    neurons: Mapping[int, np.ndarray], width: int, seed: int
-) -> dict[int, np.ndarray]:
-    """As many random neurons in every layer as ``neurons`` has there (paper B's random
-    baseline, count-matched per layer), drawn with ``seed``."""
-    generator = np.random.default_rng(seed)
-    return {
-        layer: np.sort(generator.choice(width, size=len(chosen), replace=False)).astype(np.int64)
-        for layer, chosen in neurons.items()
-    }
-
-
-def trained_sets(
-    neurons: Mapping[int, np.ndarray], width: int, random_draws: int, seed: int
-) -> list[tuple[str, int, Mapping[int, np.ndarray]]]:
-    """B-T2's trainings: ``("task", 0, neurons)``, then ``("random", draw, ...)`` for
-    every draw, each :func:`matched_random_neurons` seeded by ``seed + draw``."""
-    runs: list[tuple[str, int, Mapping[int, np.ndarray]]] = [("task", 0, neurons)]
-    return runs + [
-        ("random", draw, matched_random_neurons(neurons, width, seed + draw))
-        for draw in range(random_draws)
-    ]
-
-
 def write_task_neurons(path: str, table: pd.DataFrame, metadata: Mapping[str, object]) -> None:
     """Write a task-neuron file atomically (the module docstring)."""
     write_frame_parquet(path, table, metadata)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from skillneurons.paper_b.forgetting import RetentionSamples, retention
+from skillneurons.paper_b.random_neurons import RANDOM_CONDITIONS
 from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
 from skillneurons.reporting.findings import BootstrapSettings, Units
@@ -40,22 +41,42 @@ def _random_summary(values: list[float]) -> tuple[float, float]:
     return 100 * mean, 100 * std
 
 
+def _random_columns(results: pd.DataFrame, prefix: str, task: str) -> dict[str, float]:
+    """``{prefix}_{condition}`` and its ``_std`` for both kinds of random sets
+    (:data:`~skillneurons.paper_b.random_neurons.RANDOM_CONDITIONS`: ``random``, paper
+    B's, drawn over all layers; ``random_layer_matched``, ours) of ``task`` on ``task``,
+    the mean and std over the draws in %, and ``random_draws`` (draws of each kind)."""
+    columns, draws = {}, set()
+    for condition in RANDOM_CONDITIONS:
+        values = _scores(results, condition, task, task)
+        mean, std = _random_summary(values)
+        columns |= {f"{prefix}_{condition}": mean, f"{prefix}_{condition}_std": std}
+        draws.add(len(values))
+    if len(draws) != 1:
+        raise ValueError(
+            f"{task}'s results hold different numbers of draws of the two kinds of random "
+            f"sets ({sorted(draws)}; {RANDOM_CONDITIONS}): rerun rules deactivation and "
+            "neuron_training"
+        )
+    return {**columns, "random_draws": draws.pop()}
+
+
 def deactivation_table(results: pd.DataFrame) -> pd.DataFrame:
     """B-T1 (B-T6): per task, the multi-task model's test score x 100 (accuracy; ROUGE-L
-    for the generation rows) as trained, with random neurons
-    deactivated (mean and std over draws) and with the task's neurons."""
+    for the generation rows) as trained, with random neurons deactivated (mean and std
+    over draws): ``deactivate_random``, paper B's "Deactivate-Random" (as many neurons
+    as the task's, drawn over all layers), and ``deactivate_random_layer_matched`` (ours:
+    as many per layer), and with the task's neurons."""
     rows = []
     for task in dict.fromkeys(results["eval_task"]):
-        random = _scores(results, "random", task, task)
-        mean, std = _random_summary(random)
+        random = _random_columns(results, "deactivate", task)
         rows.append(
             {
                 "task": task,
                 "original": 100 * _scores(results, "original", "", task)[0],
-                "deactivate_random": mean,
-                "deactivate_random_std": std,
+                **{k: v for k, v in random.items() if k != "random_draws"},
                 "deactivate_task": 100 * _scores(results, "task", task, task)[0],
-                "random_draws": len(random),
+                "random_draws": random["random_draws"],
             }
         )
     return pd.DataFrame(rows)
@@ -63,28 +84,30 @@ def deactivation_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def training_table(results: pd.DataFrame, zero_shot: pd.DataFrame) -> pd.DataFrame:
     """B-T2 (B-T7): per trained task, its zero-shot score x 100 (accuracy; ROUGE-L for
-    the generation rows),
-    after training random neurons (mean and std over draws) and after training the
-    task's neurons, with both gains over zero-shot in points."""
+    the generation rows), after training random neurons (mean and std over draws):
+    ``train_random``, paper B's "Train-Random" (as many neurons as the task's, drawn
+    over all layers), and ``train_random_layer_matched`` (ours: as many per layer), and
+    after training the task's neurons, with the three gains over zero-shot in points."""
     trained = results[
         (results["condition"] == "task") & (results["source"] == results["eval_task"])
     ]
     rows = []
     for task in dict.fromkeys(trained["source"]):
         base = 100 * _scores(zero_shot, "zero_shot", "", task)[0]
-        random = _scores(results, "random", task, task)
-        mean, std = _random_summary(random)
+        random = _random_columns(results, "train", task)
         own = 100 * _scores(results, "task", task, task)[0]
         rows.append(
             {
                 "task": task,
                 "zero_shot": base,
-                "train_random": mean,
-                "train_random_std": std,
+                **{k: v for k, v in random.items() if k != "random_draws"},
                 "train_task": own,
-                "gain_random": mean - base,
+                **{
+                    f"gain_{condition}": random[f"train_{condition}"] - base
+                    for condition in RANDOM_CONDITIONS
+                },
                 "gain_task": own - base,
-                "random_draws": len(random),
+                "random_draws": random["random_draws"],
             }
         )
     return pd.DataFrame(rows)
@@ -100,8 +123,9 @@ def effect_matrix(
     evaluated task; cell ``sign * (score - reference[eval task])`` in points, the score
     being accuracy (ROUGE-L for the generation panels b and d) (deactivation:
     ``sign = -1`` and the trained model's accuracy, the drop; training: the gain over
-    zero-shot). ``condition`` ``random``: the control matrix of B-F5c/d, layer-matched
-    random neurons trained on the row's task, the score the mean over the draws."""
+    zero-shot). ``condition`` ``random`` or ``random_layer_matched``: a control matrix
+    of B-F5c/d, random neurons (drawn over all layers, or layer-matched) trained on the
+    row's task, the score the mean over the draws."""
     tasks = list(dict.fromkeys(results.loc[results["condition"] == "task", "source"]))
     matrix = pd.DataFrame(index=pd.Index(tasks, name="neurons_of"), columns=tasks, dtype=float)
     for source in tasks:
@@ -110,8 +134,8 @@ def effect_matrix(
             if not scores:
                 raise ValueError(
                     f"no {condition!r} result of {source}'s neurons on {task}: rerun its "
-                    "training (results written before random trainings were tested on "
-                    "every task)"
+                    "training (results written before random trainings of both kinds "
+                    "were tested on every task)"
                 )
             matrix.loc[source, task] = 100 * sign * (np.mean(scores) - reference[task])
     return matrix.reset_index()
@@ -130,11 +154,11 @@ def effect_intervals(
     rows of the reference condition (``original``: each run's own; ``zero_shot``: the
     untrained model's, one run shared by every run). Cell (row task ``i``, evaluated
     task ``j``) is ``100 * sign * (score - reference score)`` of ``j``'s test samples
-    (``sample_scores``: accuracy, or ROUGE-L F1), the mean over the runs (and, for
-    ``condition`` ``random``, over the random draws); its interval is
+    (``sample_scores``: accuracy, or ROUGE-L F1), the mean over the runs (and, for a
+    random ``condition``, over the random draws); its interval is
     :func:`skillneurons.reporting.intervals.interval`'s over the units of the diagonal
     claims (:mod:`skillneurons.paper_b.findings`): the training runs > the random draws
-    (``random`` only) > ``j``'s test samples, the same under every run and draw.
+    (random conditions only) > ``j``'s test samples, the same under every run and draw.
     Columns :data:`skillneurons.reporting.intervals.CELL_COLUMNS` (row: the task whose
     neurons were changed, column: the evaluated task)."""
     results, reference = with_runs(results), with_runs(reference)
@@ -153,7 +177,7 @@ def effect_intervals(
             samples = len(own[(0 if shared else runs[0], task)])
             units = Units(
                 runs={RUNS: len(runs)},
-                draws={"random draws": draws} if condition == "random" else {},
+                draws={"random draws": draws} if condition in RANDOM_CONDITIONS else {},
                 samples={"test samples": samples},
             )
 

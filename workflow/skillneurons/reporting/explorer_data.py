@@ -181,7 +181,8 @@ def unperturbed_accuracy(curves: pd.DataFrame, task: str) -> float | None:
 
 def deactivation_effect(frame: pd.DataFrame, task: str) -> dict | None:
     """B-T1 for one task (paper B §4.1): the multi-task model's score, with the task's
-    neurons deactivated, and with random neurons (mean over draws); None if absent."""
+    neurons deactivated, and with paper B's random neurons (condition ``random``: as many as
+    the task's, drawn over all layers; mean over draws); None if absent."""
     own = frame[frame["eval_task"] == task]
     original = own[own["condition"] == "original"]["score"]
     deactivated = own[(own["condition"] == "task") & (own["source"] == task)]["score"]

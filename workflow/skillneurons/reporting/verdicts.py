@@ -31,8 +31,9 @@ from skillneurons.reporting.style import VERDICT_COLORS
 #: The summary's tables in page order.
 SECTIONS = ("Paper A: skill neurons", "Paper B: task-specific neurons", "Paper A vs paper B")
 #: A figure or table ID in a claim's ``paper`` field or a registry ID (the panel letter
-#: of ``B-F5c`` is not part of it); a generation variant follows as "(generation)".
-ID_PATTERN = re.compile(r"\b(AB|A|B)-([A-Z]+\d+(?:\.\d+)?|ablation)(\s*\(generation\))?")
+#: of ``B-F5c`` is not part of it); a generation variant follows as "(generation)" or
+#: "(generation, ...)".
+ID_PATTERN = re.compile(r"\b(AB|A|B)-([A-Z]+\d+(?:\.\d+)?|ablation)(\s*\(generation\b)?")
 #: Verdict text colours on their background (black on the light ones).
 _TEXT = {"holds": "#ffffff", "fails": "#ffffff"}
 #: Snakemake's report (9.x) shows the description on its landing page in a flex box that
