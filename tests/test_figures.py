@@ -97,7 +97,7 @@ def test_a_curve_band_is_the_engine_interval_of_that_point():
     units = Units(runs={"trials": 3}, draws={"random orders": 2}, samples={"test samples": 40})
     test = bootstrap(statistic, units, SETTINGS, "point t1 layer_matched random_layer_matched 0.1")
     low, high = test.interval(SETTINGS.alpha)
-    assert test.t_based and high - low > 0.01
+    assert test.by_runs and test.levels == 3 and high - low > 0.01
     point = points[(points["order"] == "random_layer_matched") & (points["rate"] == 0.1)]
     assert point[["low", "high"]].iloc[0].tolist() == pytest.approx([low, high])
     assert point[["trials", "random_orders", "samples"]].iloc[0].tolist() == [3, 2, 40]
@@ -284,7 +284,7 @@ def test_share_bands_resample_the_training_runs_above_the_test_samples():
 
     units = Units(runs={RUNS: 3}, samples={"a: test samples": 25, "b: test samples": 25})
     test = bootstrap(statistic, units, SETTINGS, "share cls tasks together id_mean 0.5")
-    assert test.t_based
+    assert test.by_runs and test.levels == 3
     row = three[(three["series"] == "id_mean") & (three["proportion"] == 0.5)]
     assert row[["low", "high"]].iloc[0].tolist() == pytest.approx(test.interval(SETTINGS.alpha))
 

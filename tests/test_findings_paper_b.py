@@ -320,11 +320,16 @@ def test_generation_claims_read_per_sample_rouge():
     # random's (gain 0.1, others 0) 0.15, - the layer-matched sets' (gain 0.2) 0.05
     expected = [0.1, 0.05, 0.2, 0.1, 0.13, 0.25, 0.15, 0.05]
     assert [row["estimate"] for row in rows] == pytest.approx(expected)
-    assert [row["verdict"] for row in rows] == ["holds"] * 8
+    # B-F5d's raw diagonal dominates by construction: described, not decided
+    assert [row["verdict"] for row in rows] == ["holds"] * 5 + ["not decidable here"] + [
+        "holds"
+    ] * 2
+    assert "by construction" in rows[5]["note"]
     trained = generation_results("zero_shot", own=0.3, cross=0.5, random=0.3)
     rows = generation_claims(off, trained, SETTINGS)
     assert rows[2]["estimate"] == pytest.approx(0.0) and rows[2]["verdict"] == "negligible"
-    assert rows[5]["estimate"] == pytest.approx(-0.2) and rows[5]["verdict"] == "fails"
+    assert rows[5]["estimate"] == pytest.approx(-0.2)
+    assert rows[5]["verdict"] == "not decidable here"
     assert rows[6]["estimate"] == pytest.approx(-0.3) and rows[6]["verdict"] == "fails"
     assert rows[7]["estimate"] == pytest.approx(-0.3) and rows[7]["verdict"] == "fails"
 
@@ -348,7 +353,7 @@ def test_rank_agreement_claims_resample_the_trials_and_the_tasks():
     rhos = [[trial["spearman"] for trial in varied[task]] for task in TASKS]
     assert rows[0]["estimate"] == pytest.approx(np.mean(rhos))
     assert rows[0]["verdict"] == "holds" and rows[0]["runs"] == 3
-    assert rows[0]["resampled"].endswith(": trials 3 > tasks 3")
+    assert rows[0]["resampled"].endswith(": trials 3; fixed: tasks 3")
     assert rows[0]["ci_low"] < rows[0]["estimate"] < rows[0]["ci_high"]
     # the trials are the top unit: a spread across trials widens the interval
     spread = {task: [agreement_of(rho, 0.3) for rho in (0.1, 0.5, 0.9)] for task in TASKS}

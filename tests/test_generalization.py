@@ -495,10 +495,12 @@ def test_overlap_table_and_claims_on_shared_and_random_neurons():
     assert table["train_neurons"].tolist() == [100, 500, 1000]
     assert table["overlap"].iloc[-1] == pytest.approx(100.0)
     assert table["random_overlap"].iloc[0] == pytest.approx(100 * random_overlap(100, 100, 1000))
-    # one training and one test task: nothing that replicates, nothing measured
+    # one training and one test task: the tasks, B-T8's only units that replicate,
+    # have one level each: not decidable here, no Holm slot
     single = overlap_claims(train, related, [0.1, 0.5, 1.0], SETTINGS)
-    assert {row["verdict"] for row in single} == {"not measured"}
-    assert "no unit that replicates" in single[0]["note"]
+    assert {row["verdict"] for row in single} == {"not decidable here"}
+    assert "1 training and 1 test task(s)" in single[0]["note"]
+    assert all(row["_test"] is None for row in single)
 
 
 def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
@@ -511,13 +513,19 @@ def test_overlap_claims_test_the_excess_over_random_sets_at_each_share():
     # The test tasks' top 10% sinks to the bottom: their top 10% sets miss the training
     # tasks' (below random), their top 50% sets share most (above it).
     sunk = np.where(shared > np.quantile(shared, 0.9), -shared, shared)
-    train, test = tasks("ab", shared), tasks("cd", sunk)
+    train, test = tasks("abe", shared), tasks("cd", sunk)
     shares = [0.1, 0.5, 1.0]
     above, rises = overlap_claims(train, test, shares, SETTINGS)
-    assert above["estimate"] < -0.03 and above["verdict"] != "holds"
+    # every share below 100% must be above random: 10% is below it, so it cannot hold;
+    # the row shows the weakest share (10%) and each share in its note
+    assert above["estimate"] < -0.02 and above["verdict"] != "holds"
+    assert "share 0.1 -0." in above["note"] and "share 0.5 +0." in above["note"]
     assert rises["verdict"] == "holds"
     assert rises["estimate"] > 0.3
-    assert rises["resampled"].endswith("training tasks 2, test tasks 2, neurons 1000")
+    assert rises["resampled"].endswith("training tasks 3, test tasks 2, neurons 1000")
+    # two training tasks leave a t interval with one degree of freedom: not decidable
+    two = overlap_claims(tasks("ab", shared), test, shares, SETTINGS)
+    assert {row["verdict"] for row in two} == {"not decidable here"}
     # No training stands behind B-T8 (the base model's neurons): runs 0, and min_runs,
     # which keeps one-run training claims inconclusive, does not hold it back.
     strict = BootstrapSettings(resamples=200, alpha=0.05, seed=5, min_runs=3)

@@ -46,11 +46,13 @@ def smollm():
 
 
 THREE = ["syn_sst2", "syn_tweet", "syn_dbpedia"]
+FOUR = [*THREE, "syn_agnews"]
 
 
 def test_default_lists(default):
-    assert list(default.tasks) == THREE and list(default.models) == ["minilm"]
-    assert default.trials == [0, 1, 2] and default.control_trials == [0, 1, 2]
+    assert list(default.tasks) == FOUR and list(default.models) == ["minilm"]
+    # the controls take forward passes only: six trials beside prompt tuning's three
+    assert default.trials == [0, 1, 2] and default.control_trials == list(range(6))
     assert default.gguf_models == {} and default.model_files("minilm") == []
     # tasks: auto takes the first sentiment task for both stages, and says so
     assert default.auto_choices == {
@@ -76,8 +78,11 @@ def test_default_figure_tasks(default):
 
 
 def test_default_paper_b_groups_orders_and_similarities(default):
-    # First task of each type trains, the others test (paper B's Table 3 rule).
-    assert default.groups("minilm") == {"cls": (["syn_sst2", "syn_dbpedia"], ["syn_tweet"])}
+    # First task of each type trains; an out-of-domain task of each type tests, one of
+    # them (syn_agnews) outside part 1's paper_b.tasks
+    assert default.groups("minilm") == {
+        "cls": (["syn_sst2", "syn_dbpedia"], ["syn_tweet", "syn_agnews"])
+    }
     assert default.generation_tasks == [] and not default.generation_on
     assert default.generalization_models == ["minilm"]
     assert default.controlled == {"q10": 0.1}
@@ -91,19 +96,19 @@ def test_default_paper_b_groups_orders_and_similarities(default):
 
 def test_default_paths(default):
     assert default.task_files("minilm", "x/{task}.json") == [
-        f"results/minilm/x/{task}.json" for task in THREE
+        f"results/minilm/x/{task}.json" for task in FOUR
     ]
     assert default.control_files("minilm", "random_model") == [
         f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
-        for task in THREE
-        for trial in range(3)
+        for task in FOUR
+        for trial in range(6)
     ]
     splits = default.split_files()
-    assert len(splits) == 3 * 3 + 2 * 3  # one three-way task with two subtasks
+    assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks
     assert "data/splits/syn_tweet/subtasks/neutral_vs_rest/dev.parquet" in splits
     assert default.subtask_files("syn_sst2", "dev") == []
     assert default.proportion_tasks("minilm", "cls") == [
-        "syn_sst2", "syn_dbpedia", "syn_tweet",
+        "syn_sst2", "syn_dbpedia", "syn_tweet", "syn_agnews",
     ]  # fmt: skip
     one = plan_of(paper_b={"runs": 1})  # the default's 3 runs: run0/ to run2/
     assert one.generalization_files("minilm") == {
@@ -127,7 +132,7 @@ def test_default_paths(default):
     assert {f.split("/")[4] for f in three["single"]} == {"run0", "run1", "run2"}
     inputs = default.findings_inputs("minilm")
     assert set(inputs) == {
-        "perturbation", "rankings", "random_prompt", "random_model", "adapter", "bitfit",
+        "perturbation", "predictivity", "random_prompt", "random_model", "adapter", "bitfit",
         "label_words", "label_word_controls", "prompt_metrics", "top_neurons",
         "paper_design", "noise_floor",
     }  # fmt: skip
@@ -150,7 +155,7 @@ def test_default_targets(default):
     assert "results/minilm/figures/A-F12.png" in a and "results/minilm/figures/A-F13.png" in a
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
-    rankings = [f"results/minilm/rankings/{task}.parquet" for task in THREE]
+    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FOUR]
     pages = ["results/minilm/explorer", "results/minilm/verdicts.html"]
     assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *pages]
 
@@ -158,12 +163,12 @@ def test_default_targets(default):
 def test_explorer_inputs(default):
     inputs = default.explorer_inputs("minilm")
     assert inputs["test_dumps"] == [
-        f"results/minilm/activations/{task}/trial0/test.parquet" for task in THREE
+        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FOUR
     ]
     assert (
         inputs["baselines"][0] == "results/minilm/activations/syn_sst2/trial0/baseline.safetensors"
     )
-    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 3
+    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 4
     assert inputs["task_neurons"] == [
         f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
     ]
@@ -309,7 +314,10 @@ def test_figure_and_example_tasks_must_be_configured():
 def test_stand_ins_and_no_figure_task_when_none_fits():
     # Two binary topic tasks: a binary task stands in for A-F1's sentiment task, and no
     # task has subtasks, so A-F2 shows none; A-F4 and A-F7 take the first task.
-    plan = plan_of(tasks=["syn_agnews", "syn_dbpedia"], paper_b={"tasks": []})
+    plan = plan_of(
+        tasks=["syn_agnews", "syn_dbpedia"],
+        paper_b={"tasks": [], "generalization": {"test_tasks": None}},
+    )
     assert plan.figure_tasks == {
         "A-F1": ["syn_agnews"],
         "A-F2": [],

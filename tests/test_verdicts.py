@@ -226,3 +226,11 @@ def test_the_report_says_when_no_summary_ran(tmp_path):
     page = landing_page(tmp_path, {})
     assert "system-message" not in page
     assert "holds no verdict summary" in page
+
+
+def test_primary_claims_are_marked():
+    primary = PAPER_A.assign(family=["primary", "exploratory"])
+    page = summary_html("m", split_findings(primary, PAPER_B), link_index(REPORTED))
+    claims = re.findall(r"<tr><td>(.*?)</td>", page)
+    assert claims[0] == "<strong>own order hurts</strong> (primary)"
+    assert "(primary)" not in claims[1]

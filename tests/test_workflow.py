@@ -46,8 +46,8 @@ def test_dry_run_builds_the_dag(sandbox, configfile):
 #: with their jobs on the default config: one per task, multi-task kind, paper-B
 #: condition.
 MERGED = {
-    "dump_activations": 3,
-    "control_top_neuron": 3,
+    "dump_activations": 4,
+    "control_top_neuron": 4,
     "deactivation": 1,
     "neuron_training": 3,
     "per_task_training": 2,
@@ -86,21 +86,21 @@ def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
     counts = job_counts(sandbox, "--configfile", "config.yaml", runs_overlay(sandbox, "3.yaml", 3))
     assert {rule: counts[rule] for rule in MERGED} == MERGED
     assert {rule: one[rule] for rule in MERGED} == MERGED
-    # only the prompt-tuning trials' jobs (passes of one trial here) grow: 3 tasks, 2
+    # only the prompt-tuning trials' jobs (passes of one trial here) grow: 4 tasks, 2
     # more trials each; the random-words prompts: with one trial a draw, draw d's
     # seed-only control is main trial d where there is one (1 main trial: draws 1 and 2
     # train theirs, 5 prompts), with 3 every control trains (3 draws and 3 controls, 3
     # trials each: 18 prompts, one more dump job)
     grown = {rule: counts[rule] - one[rule] for rule in counts if counts[rule] != one[rule]}
-    trial_jobs = {"prompt_tuning": 6, "prompt_tuning_trial": 6}
+    trial_jobs = {"prompt_tuning": 8, "prompt_tuning_trial": 8}
     trial_jobs |= {"prompt_tuning_random_words": 13, "prompt_tuning_random_words_trial": 13}
     assert one["dump_activations_random_words"] == 5
     # (one job per run and trial, before issue 37, added (3 - 1) x 35 more)
-    assert grown == {**trial_jobs, "dump_activations_random_words": 1, "total": 39}, grown
+    assert grown == {**trial_jobs, "dump_activations_random_words": 1, "total": 43}, grown
     # the default: the 3 trials of a task train in one pass (trials_per_pass 3), and
     # the 3 draws' controls are the 3 main trials (no control is retrained)
     default = job_counts(sandbox)
-    assert default["prompt_tuning"] == 3 and default["prompt_tuning_trial"] == 9
+    assert default["prompt_tuning"] == 4 and default["prompt_tuning_trial"] == 12
     assert default["prompt_tuning_random_words"] == default["dump_activations_random_words"] == 3
 
 

@@ -23,7 +23,9 @@ from skillneurons.data.generation_splits import GENERATION_TASKS
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.label_words import task_label_words
 from skillneurons.models.specs import ModelSourceError, resolve_models
+from skillneurons.paper_a.registry import CLAIMS as PAPER_A_CLAIMS
 from skillneurons.paper_a.registry import PAPER_A
+from skillneurons.paper_b.registry import CLAIMS as PAPER_B_CLAIMS
 from skillneurons.paper_b.registry import PAPER_B
 from skillneurons.reporting import registry
 
@@ -182,7 +184,25 @@ def validate_config(config: Mapping, schema: Mapping | None = None) -> dict:
         except ValueError as error:
             raise ConfigError(str(error)) from error
     _check_generation(checked)
+    _check_primary(checked)
     return checked
+
+
+def _check_primary(checked: Mapping) -> None:
+    """Every key of ``findings.primary`` names a claim of the papers' registries (a
+    suffix for a pair of groups or the generation group allowed)."""
+    known = {**PAPER_A_CLAIMS, **PAPER_B_CLAIMS}
+    suffixes = ("", "_gen", "_cls_gen", "_gen_cls", "_gen_gen")
+    unknown = [
+        key
+        for key in checked["findings"]["primary"]
+        if not any(key.endswith(s) and key[: len(key) - len(s)] in known for s in suffixes)
+    ]
+    if unknown:
+        raise ConfigError(
+            f"config key 'findings.primary': {unknown} name no claim; known claims: "
+            f"{', '.join(known)}"
+        )
 
 
 def _check_generation(checked: Mapping) -> None:

@@ -27,6 +27,7 @@ rule findings:
         resamples=config["findings"]["bootstrap"],
         alpha=config["findings"]["alpha"],
         min_runs=config["findings"]["min_runs"],
+        primary=config["findings"]["primary"],
         seed=config["seed"],
     script:
         "../../scripts/paper_a/findings_table.py"

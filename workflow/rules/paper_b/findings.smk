@@ -48,6 +48,7 @@ rule findings_b:
         # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
         resamples=config["findings"]["bootstrap"],
         alpha=config["findings"]["alpha"],
+        primary=config["findings"]["primary"],
         min_runs=config["findings"]["min_runs"],
         seed=config["seed"],
         title="Findings: paper B's claims (§4-§6, A.4-A.7) and paper A vs B (bootstrap "

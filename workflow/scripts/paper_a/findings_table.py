@@ -7,8 +7,8 @@ import pandas as pd
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.findings import findings_table, held_out_panels
-from skillneurons.paper_a.skill_neurons import read_trial_results
+from skillneurons.paper_a.findings import findings_table, held_out_panels, trial_scores
+from skillneurons.paper_a.skill_neurons import read_predictivity, read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
 
@@ -30,7 +30,10 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
                 params.label_word_tasks, inputs.get("noise_floor", []), strict=True
             )
         },
-        scores=dict(zip(tasks, map(scores_of, inputs.rankings), strict=True)),
+        scores={
+            task: trial_scores(read_predictivity(path))
+            for task, path in zip(tasks, inputs.predictivity, strict=True)
+        },
         controls={
             setting: [read_json(path) for path in inputs[setting]]
             for setting in ("random_prompt", "random_model")
@@ -58,6 +61,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             seed=params.seed,
             min_runs=params.min_runs,
         ),
+        primary=params.primary,
     )
     write_frame(
         snakemake.output.csv,

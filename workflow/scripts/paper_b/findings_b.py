@@ -83,5 +83,6 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
             else None
         ),
         more=more,
+        primary=params.primary,
     )
     write_frame(snakemake.output.csv, snakemake.output.md, table, params.title)

@@ -50,7 +50,8 @@ few layers, and a uniform random order would compare them with other layers too.
 An approximation: the perturbed orders come from the ranking of all trials (Eq. 6's
 mean over trials), which a draw of the trials does not recompute (that would need a
 new perturbation sweep per draw); the curves of the drawn trials are recomputed. The
-task-correlation claim likewise reads the trials' mean scores.
+task-correlation claim recomputes Eq. 6 over the drawn trials. Claims over several
+tasks keep the tasks fixed: the estimand is the mean (or contrast) over these tasks.
 """
 
 from __future__ import annotations
@@ -59,11 +60,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
 from skillneurons.paper_a.skill_neurons import SELECTIONS, panel_name
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves, task_curves
 from skillneurons.reporting.findings import (
+    EQUIVALENCE,
     NOT_DECIDABLE,
     BootstrapSettings,
     Claim,
@@ -90,6 +93,7 @@ TOP_PAPER = Claim(
     "own order below random at every rate (Figure 4)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="central",
 )
 TOP_PAPER_MATCHED = Claim(
     "perturbing a task's top skill neurons hurts more than layer-matched random neurons, "
@@ -101,6 +105,7 @@ TOP_PAPER_MATCHED = Claim(
     "own order below random at every rate (Figure 4)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="central_matched",
 )
 #: The same two comparisons under the configured noise (perturbation.sigma, unit, ...:
 #: the design of the figures; by default 1 neuron std, which means the same on models
@@ -115,6 +120,7 @@ TOP_UNIFORM = Claim(
     "own order below random at every rate (Figure 4)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="central_configured",
 )
 TOP = Claim(
     "perturbing a task's top skill neurons hurts more than layer-matched random neurons, "
@@ -126,17 +132,20 @@ TOP = Claim(
     "own order below random at every rate (Figure 4)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="central_configured_matched",
 )
 COMPARABLE = Claim(
     "the top skill neurons are about as accurate as prompt tuning",
     "§4.1, A-T1",
     "top skill neuron(s)' test accuracy - prompt tuning's, mean over trials and tasks "
-    "(negligible: comparable, as the paper finds; fails: the neurons fall short)",
-    "trials, tasks (each trial's own top neuron against its own prompt)",
+    "(comparable: inside the margin, as the paper finds; not comparable: beyond it)",
+    "trials (each trial's own top neuron against its own prompt; the tasks fixed)",
     "comparable on every task (Table 1: within about 1 point)",
     margin=0.03,
     margin_basis="smallest effect of interest: 3 points of accuracy (Table 1's gaps are "
     "within about 1 point)",
+    key="comparable",
+    kind=EQUIVALENCE,
 )
 #: A-F3's baselines (§4.1): activations averaged / maxed over the input tokens.
 BASELINES = {"input_avg": "Avg.", "input_max": "Max."}
@@ -155,6 +164,7 @@ def baseline_claim(name: str) -> Claim:
         margin=0.05,
         margin_basis="smallest effect of interest: 0.05 of accuracy (Figure 3 is a "
         "histogram, no number)",
+        key="prompts_vs_avg" if name == "Avg." else "prompts_vs_max",
     )
 
 
@@ -162,10 +172,11 @@ CORRELATION = Claim(
     "predictivity orders of same-type tasks correlate more than cross-type",
     "§4.3, A-F5",
     "mean Spearman (layer mean), same-type pairs - cross-type pairs",
-    "tasks (pairs of distinct drawn tasks; the trials' mean ranking fixed)",
+    "trials (Eq. 6 and the orders recomputed over the drawn trials; the tasks fixed)",
     "diagonal blocks (Figure 5)",
     margin=0.1,
     margin_basis="smallest effect of interest: 0.1 Spearman (Figure 5 gives no number)",
+    key="same_type_correlation",
 )
 IMPORTANCE = Claim(
     "same-type source tasks are more important than cross-type ones",
@@ -175,6 +186,7 @@ IMPORTANCE = Claim(
     "diagonal blocks (Figure 6)",
     margin=0.5,
     margin_basis="smallest effect of interest: half a standard deviation of importance",
+    key="same_type_importance",
 )
 SELECTIVITY = Claim(
     "the predictivity order beats the selectivity index",
@@ -185,6 +197,7 @@ SELECTIVITY = Claim(
     margin=0.01,
     margin_basis="half the paper's effect (Figure 15: the selectivity curve about 0.1 "
     "accuracy above ours over rates 0-0.2, an area of 0.02)",
+    key="selectivity",
 )
 #: §4.4: "the average Spearman's correlation between the neuron predictivity orders of
 #: 5 random label words is 0.87".
@@ -198,17 +211,20 @@ LABEL_WORDS = Claim(
     "0.87",
     margin=0.1,
     margin_basis="smallest effect of interest: 0.1 Spearman around the paper's 0.87",
+    key="label_words_paper",
 )
 LABEL_WORDS_CONTROL = Claim(
     "random label words move the orders no more than the prompt seed alone",
     "§4.4, A-S4.4 (control; ours)",
     "mean pairwise Spearman of the random-label-word draws' orders - of the seed-only "
-    "controls' (the configured label words, each draw's seeds); negligible supports the "
-    "paper, fails contradicts it",
+    "controls' (the configured label words, each draw's seeds); comparable supports the "
+    "paper, not comparable contradicts it",
     "label-word draws with their controls (pairs of distinct drawn draws)",
     "(the paper has no control; its draws agree at 0.87)",
     margin=0.1,
     margin_basis="smallest effect of interest: 0.1 Spearman",
+    key="label_words_control",
+    kind=EQUIVALENCE,
 )
 LABEL_CLAIMS = (LABEL_WORDS, LABEL_WORDS_CONTROL)
 PRETRAINING = Claim(
@@ -219,6 +235,7 @@ PRETRAINING = Claim(
     "e.g. SST-2 86.9 vs 55.2 (Table 3)",
     margin=0.15,
     margin_basis="half the paper's effect (Table 3: SST-2 86.9 vs 55.2, 31.7 points)",
+    key="pretraining",
 )
 
 
@@ -232,6 +249,7 @@ def method_claim(method: str) -> Claim:
         "own order below random (Figures 7, 12, 13)",
         margin=AREA_MARGIN,
         margin_basis=AREA_BASIS,
+        key=method,
     )
 
 
@@ -340,41 +358,52 @@ def pair_contrast(matrix: np.ndarray, kinds: Sequence[str], chosen: np.ndarray) 
     return float(values[same].mean() - values[~same].mean())
 
 
+def trial_scores(predictivity: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Each trial's neuron predictivity (Eq. 5 at the best prompt token), float64
+    ``[groups, trials, layers, neurons]``, from a predictivity file's arrays
+    (:func:`skillneurons.paper_a.skill_neurons.read_predictivity`: ``max/{group}/trial{t}``;
+    one group for a binary task, its subtasks for a multi-class one)."""
+    names = sorted(name for name in predictivity if name.startswith("max/"))
+    groups = sorted({name.split("/")[1] for name in names})
+    trials = sorted({int(name.split("/")[2].removeprefix("trial")) for name in names})
+    return np.array(
+        [[predictivity[f"max/{g}/trial{t}"] for t in trials] for g in groups], dtype=np.float64
+    )
+
+
+def _drawn_ranks(scores: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Ranks within each layer of Eq. 6's scores over the drawn trials: the mean over
+    ``chosen`` trials of each group's predictivity, the best group of a multi-class
+    task (:meth:`skillneurons.neurons.ranking.Ranking.scores`); average ranks for ties."""
+    return stats.rankdata(scores[:, chosen].mean(axis=1).max(axis=0), axis=1)
+
+
 def correlation_claim(
-    scores: Mapping[str, np.ndarray],
-    task_types: Mapping[str, str],
-    settings: BootstrapSettings,
-    trials: int = 1,
+    scores: Mapping[str, np.ndarray], task_types: Mapping[str, str], settings: BootstrapSettings
 ) -> dict:
-    """Same-type minus cross-type mean Spearman of the tasks' neuron scores (Figure 5),
-    with the **tasks** resampled: the correlations between thousands of neurons would
-    make any non-zero association "hold" if the neurons were the unit, while what
-    replicates is the task. A draw's statistic is :func:`pair_contrast` of the
-    layer-mean Spearman matrix over its tasks. The scores are the trials' mean (Eq. 6)
-    from the rankings, so the ``trials`` stand behind it but are not resampled."""
+    """Same-type minus cross-type mean Spearman of the tasks' neuron orders (Figure 5):
+    :func:`pair_contrast` of the layer-mean Spearman matrix of Eq. 6's scores.
+    ``scores`` maps a task to its per-trial predictivity (:func:`trial_scores`).
+
+    The trials are the runs: each resample recomputes Eq. 6's mean over its drawn trials
+    and the orders it yields. The tasks define the estimand (the contrast over these
+    tasks' pairs) and are fixed; resampling thousands of neurons instead would make
+    any non-zero association "hold"."""
     tasks = list(scores)
     kinds = [task_types[task] for task in tasks]
-    every = np.arange(len(tasks))
-    ranks = [ResampledRanks(scores[task])(np.arange(scores[task].shape[1])) for task in tasks]
-    matrix = np.array([[_layer_mean_spearman(a, b) for b in ranks] for a in ranks])
-    if not np.isfinite(pair_contrast(matrix, kinds, every)):
+    counts = {scores[task].shape[1] for task in tasks}
+    if len(counts) != 1:
+        return unavailable(CORRELATION, f"tasks ranked on different numbers of trials {counts}")
+
+    def contrast(indices: Mapping[str, np.ndarray]) -> float:
+        ranks = [_drawn_ranks(scores[task], indices["trials"]) for task in tasks]
+        matrix = np.array([[_layer_mean_spearman(a, b) for b in ranks] for a in ranks])
+        return pair_contrast(matrix, kinds, indices["tasks"])
+
+    units = Units(runs={"trials": counts.pop()}, fixed={"tasks": len(tasks)})
+    if not np.isfinite(contrast(units.full())):
         return unavailable(CORRELATION, "needs a same-type and a cross-type pair of tasks")
-    same = sum(kinds[a] == kinds[b] for a in every for b in every if a < b)
-    if same == 1 and len(tasks) == 3:
-        # a resample with a same-type and a cross-type pair holds all three tasks
-        why = (
-            "one same-type pair of tasks: every resample of the tasks that has a "
-            "same-type and a cross-type pair gives the same contrast (a fourth task of "
-            "a configured type adds a pair)"
-        )
-        return unavailable(CORRELATION, why)
-    units = Units(samples={"tasks": len(tasks)}, training_runs=trials)
-    return decide(
-        CORRELATION,
-        lambda indices: pair_contrast(matrix, kinds, indices["tasks"]),
-        units,
-        settings,
-    )
+    return decide(CORRELATION, contrast, units, settings)
 
 
 def agreement_matrix(scores: Sequence[np.ndarray]) -> np.ndarray:
@@ -523,7 +552,7 @@ def comparable_claim(
     if not tasks or len({len(a) for pair in pairs for a in pair}) != 1:
         return unavailable(COMPARABLE, "prompt tuning and skill neurons differ in trials")
     matrix = np.array([np.subtract(*pair) for pair in pairs]).T  # [trials, tasks]
-    units = Units(runs={"trials": matrix.shape[0]}, samples={"tasks": matrix.shape[1]})
+    units = Units(runs={"trials": matrix.shape[0]}, fixed={"tasks": matrix.shape[1]})
     return decide(COMPARABLE, _crossed_mean(matrix), units, settings)
 
 
@@ -607,12 +636,14 @@ def findings_table(
     held_out: Mapping[str, Mapping[str, np.ndarray]] | None = None,
     paper_design: Mapping[str, pd.DataFrame] | None = None,
     noise_floor: Mapping[str, float] | None = None,
+    primary: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Every claim of paper A's sections 4-5 on this run, one row each
-    (:data:`skillneurons.reporting.findings.COLUMNS`), Holm-adjusted within the table.
+    (:data:`skillneurons.reporting.findings.COLUMNS`), Holm-adjusted within the primary
+    family and within the exploratory rest.
 
     ``perturbation`` maps each evaluation task to its perturbation file's rows;
-    ``scores`` each task to its ranking's neuron scores (``Ranking.scores``);
+    ``scores`` each task to its per-trial predictivity (:func:`trial_scores`);
     ``controls`` the settings ``random_prompt`` and ``random_model`` to their per-trial
     top-neuron results; ``label_word_draws`` each task to its random-label-word draws'
     scores (empty: the experiment is off) and ``label_word_controls`` to its seed-only
@@ -623,11 +654,11 @@ def findings_table(
     per task (subtask) panel (:func:`held_out_panels`, :func:`baseline_claims`);
     ``paper_design`` each evaluation task's perturbation file on the paper's design
     (:data:`TOP_PAPER`; empty: not measured); ``noise_floor`` §4.4's noise floor per
-    task (:func:`label_words_claims`).
+    task (:func:`label_words_claims`); ``primary`` the keys of the primary family
+    (config ``findings.primary``; :data:`skillneurons.paper_a.registry.CLAIMS`).
     """
     curves = {task: task_curves(frame) for task, frame in perturbation.items()}
     paper = {task: task_curves(frame) for task, frame in (paper_design or {}).items()}
-    trials = next(iter(curves.values())).trials
     rows = [
         comparable_claim(*accuracies, settings),
         *baseline_claims(held_out or {}, settings),
@@ -635,7 +666,7 @@ def findings_table(
         gap_claim(TOP_PAPER_MATCHED, paper, LAYER_MATCHED, settings),
         gap_claim(TOP_UNIFORM, curves, "random", settings),
         gap_claim(TOP, curves, LAYER_MATCHED, settings),
-        correlation_claim(scores, task_types, settings, trials),
+        correlation_claim(scores, task_types, settings),
         importance_claim(curves, task_types, settings),
         gap_claim(SELECTIVITY, curves, "selectivity", settings),
     ]
@@ -653,4 +684,4 @@ def findings_table(
     for method, frames in methods.items():
         method_curves = {task: task_curves(frame) for task, frame in frames.items()}
         rows.append(gap_claim(method_claim(method), method_curves, "random", settings))
-    return findings_frame(rows, settings.alpha)
+    return findings_frame(rows, settings.alpha, primary)

@@ -37,6 +37,28 @@ def _figure_and_tables(rule: str, stem: str, caption: str, summary: bool) -> Pro
     return Product(rule, files, {"png": caption})
 
 
+#: Paper A's claims by key (config ``findings.primary`` names the primary ones): the
+#: rows of its findings table (:mod:`skillneurons.paper_a.findings`).
+CLAIMS = {
+    "comparable": "§4.1, A-T1: the top skill neurons are about as accurate as prompt tuning",
+    "prompts_vs_avg": "§4.1, A-F3: prompts find more predictive neurons than Avg.",
+    "prompts_vs_max": "§4.1, A-F3: prompts find more predictive neurons than Max.",
+    "central": "§4.2, A-F4: perturbing the top skill neurons hurts more than random "
+    "neurons (the paper's design)",
+    "central_matched": "§4.2: ... than layer-matched random neurons, the paper's noise (ours)",
+    "central_configured": "§4.2: ... than random neurons, the configured noise (ours)",
+    "central_configured_matched": "§4.2: ... than layer-matched random neurons, the "
+    "configured noise (ours)",
+    "same_type_correlation": "§4.3, A-F5: same-type tasks' orders correlate more",
+    "same_type_importance": "§4.3, A-F6: same-type source tasks are more important",
+    "selectivity": "App. H, A-F15: the predictivity order beats the selectivity index",
+    "label_words_paper": "§4.4: random label words' orders agree as much as 0.87",
+    "label_words_control": "§4.4: random label words move the orders no more than the seed",
+    "pretraining": "§5, A-T3: the pre-trained model beats a random one",
+    "adapter": "§5, A-F12: adapter models depend on the skill neurons",
+    "bitfit": "§5, A-F13: BitFit models depend on the skill neurons",
+}
+
 PAPER_A: tuple[PaperOutput, ...] = (
     PaperOutput(
         "A-T1",

@@ -67,11 +67,13 @@ from skillneurons.paper_b.random_neurons import RANDOM, RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, TaskCurves
 from skillneurons.reporting.findings import (
+    NOT_DECIDABLE,
     BootstrapSettings,
     Claim,
     Units,
     decide,
     findings_frame,
+    refuse,
     unavailable,
 )
 
@@ -88,6 +90,7 @@ DEACTIVATION_VS_RANDOM = Claim(
     "84.8 vs 76.0 (classification mean)",
     margin=0.044,
     margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points)",
+    key="deactivation_vs_random",
 )
 DEACTIVATION_VS_LAYER_MATCHED = Claim(
     "deactivating a task's neurons hurts it more than deactivating layer-matched random "
@@ -99,6 +102,7 @@ DEACTIVATION_VS_LAYER_MATCHED = Claim(
     LAYER_MATCHED_PAPER.format("84.8 vs 76.0"),
     margin=0.044,
     margin_basis="half the paper's effect (B-T1: 84.8 vs 76.0, 8.8 points), as its row",
+    key="deactivation_vs_layer_matched",
 )
 TRAINING = Claim(
     "training only a task's neurons gains more than training random neurons",
@@ -109,6 +113,7 @@ TRAINING = Claim(
     "gains 29.9 vs 1.5 points",
     margin=0.142,
     margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points)",
+    key="training",
 )
 TRAINING_VS_LAYER_MATCHED = Claim(
     "training only a task's neurons gains more than training layer-matched random neurons (ours)",
@@ -119,6 +124,7 @@ TRAINING_VS_LAYER_MATCHED = Claim(
     LAYER_MATCHED_PAPER.format("gains 29.9 vs 1.5 points"),
     margin=0.142,
     margin_basis="half the paper's effect (B-T2: gains 29.9 vs 1.5, 28.4 points), as its row",
+    key="training_vs_layer_matched",
 )
 DEACTIVATION_SPECIFIC = Claim(
     "deactivating a task's neurons hurts that task most (the diagonal dominates)",
@@ -128,6 +134,7 @@ DEACTIVATION_SPECIFIC = Claim(
     "the diagonal dominates its row and column",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy (B-F5a gives no number)",
+    key="deactivation_specific",
 )
 TRAINING_SPECIFIC = Claim(
     "training a task's neurons helps that task most (the diagonal dominates)",
@@ -137,6 +144,7 @@ TRAINING_SPECIFIC = Claim(
     "the diagonal dominates, 4 of 12 tasks excepted",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy (B-F5c gives no number)",
+    key="training_specific",
 )
 TRAINING_CONTROL = Claim(
     "training a task's own neurons makes the diagonal dominate more than training random "
@@ -148,6 +156,7 @@ TRAINING_CONTROL = Claim(
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy",
+    key="training_control",
 )
 TRAINING_CONTROL_LAYER_MATCHED = Claim(
     "training a task's own neurons makes the diagonal dominate more than training "
@@ -159,6 +168,7 @@ TRAINING_CONTROL_LAYER_MATCHED = Claim(
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of accuracy",
+    key="training_control_layer_matched",
 )
 DEACTIVATION_GENERATION = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating random neurons",
@@ -169,6 +179,7 @@ DEACTIVATION_GENERATION = Claim(
     "42.3 vs 32.0 (generation mean)",
     margin=0.0515,
     margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points)",
+    key="deactivation_generation",
 )
 DEACTIVATION_GENERATION_LAYER_MATCHED = Claim(
     "deactivating a generation task's neurons hurts it more than deactivating "
@@ -180,6 +191,7 @@ DEACTIVATION_GENERATION_LAYER_MATCHED = Claim(
     LAYER_MATCHED_PAPER.format("42.3 vs 32.0"),
     margin=0.0515,
     margin_basis="half the paper's effect (B-T1: 42.3 vs 32.0 ROUGE-L, 10.3 points), as its row",
+    key="deactivation_generation_layer_matched",
 )
 DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "deactivating a generation task's neurons hurts that task most (the diagonal dominates)",
@@ -189,6 +201,7 @@ DEACTIVATION_SPECIFIC_GENERATION = Claim(
     "the diagonal dominates its row and column",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5b gives no number)",
+    key="deactivation_specific_generation",
 )
 TRAINING_GENERATION = Claim(
     "training only a generation task's neurons gains more than training random neurons",
@@ -199,6 +212,7 @@ TRAINING_GENERATION = Claim(
     "gains 17.2 vs 2.7 points",
     margin=0.0725,
     margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points)",
+    key="training_generation",
 )
 TRAINING_GENERATION_LAYER_MATCHED = Claim(
     "training only a generation task's neurons gains more than training layer-matched "
@@ -211,6 +225,7 @@ TRAINING_GENERATION_LAYER_MATCHED = Claim(
     margin=0.0725,
     margin_basis="half the paper's effect (B-T2: gains 17.2 vs 2.7 ROUGE-L, 14.5 points), "
     "as its row",
+    key="training_generation_layer_matched",
 )
 GENERATION_SPECIFIC = Claim(
     "training a generation task's neurons helps that task most (the diagonal dominates)",
@@ -220,6 +235,7 @@ GENERATION_SPECIFIC = Claim(
     "the diagonal dominates, E2E and CommonGen excepted",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1 (B-F5d gives no number)",
+    key="generation_specific",
 )
 GENERATION_CONTROL = Claim(
     "training a generation task's own neurons makes the diagonal dominate more than "
@@ -232,6 +248,7 @@ GENERATION_CONTROL = Claim(
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1",
+    key="generation_control",
 )
 GENERATION_CONTROL_LAYER_MATCHED = Claim(
     "training a generation task's own neurons makes the diagonal dominate more than "
@@ -243,25 +260,28 @@ GENERATION_CONTROL_LAYER_MATCHED = Claim(
     "(paper B has no random matrix; its diagonal dominates)",
     margin=0.05,
     margin_basis="smallest effect of interest: 5 points of ROUGE-L F1",
+    key="generation_control_layer_matched",
 )
 RANK_CORRELATION = Claim(
     "paper A's predictivity and paper B's relevance rank neurons alike",
     "new, AB-T1",
     "Spearman's rho of a trial's predictivity and paper B's relevance on its model over "
     "all neurons, trial and task mean",
-    "prompt trials, tasks (one value over all neurons each)",
+    "prompt trials (one value over all neurons each; the tasks fixed)",
     "(no paper has it)",
     margin=0.1,
     margin_basis="smallest effect of interest: 0.1 Spearman (no paper has it)",
+    key="rank_correlation",
 )
 OVERLAP = Claim(
     "paper A's and paper B's top neurons overlap more than chance",
     "new, AB-T1",
     "Jaccard index of the two top-k sets - its chance k/(2-k), trial and task mean",
-    "prompt trials, tasks (one value over all neurons each)",
+    "prompt trials (one value over all neurons each; the tasks fixed)",
     "(no paper has it)",
     margin=0.05,
     margin_basis="smallest effect of interest: 0.05 Jaccard above chance (no paper has it)",
+    key="overlap",
 )
 
 
@@ -273,6 +293,7 @@ A_ORDER = Claim(
     "(paper A's §4.2 claim, with deactivation)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="a_order",
 )
 B_ORDER = Claim(
     "deactivating paper B's top neurons hurts the prompt-tuned model more than random ones",
@@ -282,6 +303,7 @@ B_ORDER = Claim(
     "(paper B's §4.1 claim, on paper A's model)",
     margin=AREA_MARGIN,
     margin_basis=AREA_BASIS,
+    key="b_order",
 )
 A_OVER_B = Claim(
     "on its own prompt-tuned model, paper A's order hurts more than paper B's",
@@ -291,6 +313,7 @@ A_OVER_B = Claim(
     "(no paper has it)",
     margin=0.01,
     margin_basis="smallest effect of interest: an area of 0.01, half the central claim's margin",
+    key="a_over_b",
 )
 
 
@@ -429,6 +452,20 @@ def _diagonal_margins(change: Mapping[tuple[str, str], float], tasks) -> np.ndar
     return np.asarray(margins)
 
 
+def by_construction(row: dict) -> dict:
+    """B-F5c/d's diagonal taken out of the test (``not decidable here``): each row of the
+    matrix trains on its own task's data, so its diagonal dominates whatever neurons are
+    trained (random ones too: the control row, :func:`diagonal_control`, decides). The
+    estimate and interval stay as a description."""
+    return refuse(
+        row,
+        "each row trains on its own task's data, so the diagonal dominates by "
+        "construction (random neurons trained on the same data do too): the control row "
+        "against random neurons decides",
+        NOT_DECIDABLE,
+    )
+
+
 def diagonal_control(
     claim: Claim,
     results: pd.DataFrame,
@@ -538,7 +575,9 @@ def generation_claims(
         diagonal_dominance(
             DEACTIVATION_SPECIFIC_GENERATION, deactivation, original, -1.0, settings
         ),
-        diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings),
+        by_construction(
+            diagonal_dominance(GENERATION_SPECIFIC, training, untrained, 1.0, settings)
+        ),
         diagonal_control(GENERATION_CONTROL, training, settings),
         diagonal_control(
             GENERATION_CONTROL_LAYER_MATCHED, training, settings, random=RANDOM_LAYER_MATCHED
@@ -553,8 +592,9 @@ def comparison_claims(
     ``trials`` of its comparison file, :func:`skillneurons.paper_b.comparison.
     ranking_agreement`: paper A's ranking of the trial and paper B's relevance on the
     same prompt-tuned model). Per trial and task one value over all its neurons; the
-    **trials** (the training runs) and the **tasks** are resampled, crossed (with the
-    neurons resampled, any association among thousands of them would hold)."""
+    **trials** (the training runs) are resampled, the tasks fixed (the claim is about
+    the mean over these tasks; with the neurons resampled, any association among
+    thousands of them would hold)."""
     tasks = list(agreements)
     counts = {len(agreements[task]) for task in tasks}
     if len(counts) != 1:
@@ -565,7 +605,7 @@ def comparison_claims(
 
     rhos = values(lambda trial: trial["spearman"])
     gaps = values(lambda trial: trial["jaccard"] - trial["jaccard_chance"])
-    units = Units(runs={"trials": rhos.shape[0]}, samples={"tasks": len(tasks)})
+    units = Units(runs={"trials": rhos.shape[0]}, fixed={"tasks": len(tasks)})
     return [
         decide(RANK_CORRELATION, _cell_mean(rhos), units, settings),
         decide(OVERLAP, _cell_mean(gaps), units, settings),
@@ -617,6 +657,7 @@ def findings_table(
     settings: BootstrapSettings,
     generation: Mapping[str, pd.DataFrame] | None = None,
     more: Sequence[dict] = (),
+    primary: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Paper B's part-1 claims and the AB claims (the module docstring), one row each,
     then the rows ``more`` (§5's: :mod:`skillneurons.paper_b.generalization_findings`).
@@ -625,7 +666,10 @@ def findings_table(
     task's B-T2 results, ``zero_shot`` the untrained model's; ``agreements`` (AB-T1,
     one per trial) and ``curves`` (AB-F1) are per task on paper A's prompt-tuned
     models; ``generation`` (where the model runs the generation tasks) the generation
-    tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`)."""
+    tasks' ``deactivation`` and ``training`` results (:func:`generation_claims`);
+    ``primary`` the keys of the primary family (config ``findings.primary``,
+    :data:`skillneurons.paper_b.registry.CLAIMS`): Holm runs within it and within the
+    rest apart."""
     original = _references(deactivation, "original", _runs(deactivation))
     untrained = _references(zero_shot, "zero_shot", _runs(training))
     rows = [
@@ -642,7 +686,7 @@ def findings_table(
             TRAINING_VS_LAYER_MATCHED, training, "task", settings, random=RANDOM_LAYER_MATCHED
         ),
         diagonal_dominance(DEACTIVATION_SPECIFIC, deactivation, original, -1.0, settings),
-        diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings),
+        by_construction(diagonal_dominance(TRAINING_SPECIFIC, training, untrained, 1.0, settings)),
         diagonal_control(TRAINING_CONTROL, training, settings),
         diagonal_control(
             TRAINING_CONTROL_LAYER_MATCHED, training, settings, random=RANDOM_LAYER_MATCHED
@@ -652,4 +696,4 @@ def findings_table(
         *curve_claims(curves, settings),
         *more,
     ]
-    return findings_frame(rows, settings.alpha)
+    return findings_frame(rows, settings.alpha, primary)

@@ -15,9 +15,9 @@ B-F2; cls -> cls, gen -> cls, gen -> gen)      minus at the smallest, test tasks
 trained on classification, generation          the generation test tasks' rise from the
 generalizes less than trained on generation    smallest to the largest share, gen -> gen
 (§5.1, B-F2: cls -> gen flat)                  minus cls -> gen; test samples
-the groups' neurons overlap more than random   overlap rate minus random sets', the
-sets (A.6, B-T8; every pair of groups)         smallest over the shares below 100%;
-                                               training tasks, test tasks, neurons
+the groups' neurons overlap more than random   overlap rate minus random sets', at
+sets (A.6, B-T8; every pair of groups)         every share below 100% (intersection-
+                                               union); training tasks, test tasks, neurons
 the overlap rises with the share (A.6, B-T8;   that excess at the largest share below
 every pair of groups)                          100% minus at the smallest; training
                                                tasks, test tasks, neurons
@@ -49,7 +49,8 @@ The B-F2, B-F6 and B-T9..B-T11 rows resample the training runs of their results 
 ``r`` with seed + r) as their top unit, the test samples (the same under every run)
 within them, and so do the similarity rows (the models M_i trained once per run). B-T8's
 rows compare the base model's task neurons, no training (``NO_TRAINING``: ``min_runs``
-does not apply); the training and test tasks are their units that replicate.
+does not apply); the training and test tasks are their units that replicate, and
+with fewer than :data:`MIN_TASKS` training tasks they are not decidable here.
 Rows on fewer runs than ``findings.min_runs`` stay inconclusive (the note says so),
 their intervals shown.
 
@@ -86,16 +87,20 @@ from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
 from skillneurons.paper_b.tables import depth_halves
 from skillneurons.reporting.findings import (
     NO_TRAINING,
+    NOT_DECIDABLE,
     BootstrapSettings,
     Claim,
     Units,
     decide,
+    every,
     refuse,
     unavailable,
 )
 
 #: The margin of a rise with the share, where paper B's figures give no number.
 RISE_BASIS = "smallest effect of interest: 5 points from the smallest to the largest share"
+#: B-T8 is decided on at least this many training tasks (its units that replicate).
+MIN_TASKS = 3
 #: Where paper B's multi-task specialization peaks, per group (§5.1, Figure 2).
 PAPER_PEAK = {"cls": 70, "gen": 50}
 
@@ -103,6 +108,12 @@ PAPER_PEAK = {"cls": 70, "gen": 50}
 def _named(pair: str, default: str) -> str:
     """`` (pair)`` after a claim's statement, nothing for the ``default`` one."""
     return "" if pair == default else f" ({pair})"
+
+
+def _keyed(stem: str, pair: str, default: str) -> str:
+    """A claim's key: ``stem``, and ``_<pair>`` (``cls-gen``: ``cls_gen``) unless
+    ``pair`` is the ``default`` one."""
+    return stem if pair == default else f"{stem}_{pair.replace('-', '_')}"
 
 
 def specialization_claims(group: str) -> tuple[Claim, Claim]:
@@ -118,6 +129,7 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         f"peak at {PAPER_PEAK[group]}% of the neurons",
         margin=0.02,
         margin_basis="smallest effect of interest: 2 points (Figure 2 gives no number)",
+        key=_keyed("specialization_peak", group, "cls"),
     )
     single = Claim(
         "trained alone, a task's specialization rises with the share of its neurons "
@@ -128,6 +140,7 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         "rises steadily (Figure 6)",
         margin=0.05,
         margin_basis=RISE_BASIS,
+        key=_keyed("specialization_single", group, "cls"),
     )
     return peak, single
 
@@ -143,6 +156,7 @@ def generalization_claim(pair: str) -> Claim:
         f"rises steadily ({pair.replace('-', ' -> ')})",
         margin=0.05,
         margin_basis=RISE_BASIS,
+        key=_keyed("generalization_rises", pair, "cls-cls"),
     )
 
 
@@ -156,6 +170,7 @@ CLS_GEN_FLAT = Claim(
     "cls -> gen stays at about zero-shot; gen -> gen rises",
     margin=0.05,
     margin_basis=RISE_BASIS,
+    key="cls_gen_flat",
 )
 SPECIALIZATION_PEAK, SPECIALIZATION_SINGLE = specialization_claims("cls")
 GENERALIZATION_RISES = generalization_claim("cls-cls")
@@ -180,12 +195,13 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         f"the training and test tasks' neurons overlap more than random sets of their "
         f"sizes{named}",
         "A.6, B-T8",
-        "overlap rate (Eq. 13) - random sets' overlap rate, the smallest over the shares "
-        "below 100%",
+        "overlap rate (Eq. 13) - random sets' overlap rate at each share below 100%, "
+        "each share decided (intersection-union)",
         "training tasks, test tasks (their unions recomputed per draw), neurons",
         f"{start}% at 10% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
+        key=_keyed("overlap_above_random", pair, "cls-cls"),
     )
     rises = Claim(
         f"the overlap of the training and test tasks' neurons rises with the share{named}",
@@ -196,6 +212,7 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         f"{start} -> {end}% from 10% to 70% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
+        key=_keyed("overlap_rises", pair, "cls-cls"),
     )
     return above, rises
 
@@ -216,6 +233,7 @@ def controlled_claim_for(pair: str) -> Claim:
         f"+{gain} points from 10% to 100% (q = 10%)" if gain is not None else "",
         margin=(gain or 2.0) / 200,
         margin_basis=f"half the paper's effect ({table}: +{gain or 2.0} points)",
+        key=_keyed("controlled_rises", pair, "cls-cls"),
     )
 
 
@@ -235,6 +253,7 @@ def correlation_claim_for(definition: str) -> Claim:
         "Pearson >= 0.79 per test task",
         margin=0.395,
         margin_basis="half the paper's effect (B-T4: Pearson 0.79)",
+        key="similarity_correlates",
     )
 
 
@@ -260,6 +279,7 @@ def profile_claim_for(group: str, definition: str) -> Claim:
         "level at the top",
         margin=0.05,
         margin_basis="smallest effect of interest: 0.05 of similarity above chance",
+        key=_keyed("similarity_profile", group, "cls"),
     )
 
 
@@ -397,9 +417,14 @@ def overlap_claims(
     below = [p for p in sorted(proportions) if p < 1.0]
     if not below:
         return [unavailable(c, "no share below 100%") for c in (above_random, rises_claim)]
-    if len(train_tables) < 2 and len(test_tables) < 2:
-        why = "one training and one test task: no unit that replicates"
-        return [unavailable(c, why) for c in (above_random, rises_claim)]
+    if len(train_tables) < MIN_TASKS or len(test_tables) < 2:
+        why = (
+            f"{len(train_tables)} training and {len(test_tables)} test task(s): the tasks are "
+            f"the units that replicate (no training stands behind B-T8), and fewer than "
+            f"{MIN_TASKS} training tasks leave a t interval with at most 1 degree of freedom"
+        )
+        claims = (above_random, rises_claim)
+        return [refuse(unavailable(c, ""), why, NOT_DECIDABLE) for c in claims]
 
     def members(tables) -> np.ndarray:
         """bool ``[shares, tasks, neurons]``: each task's top set at each share."""
@@ -429,7 +454,11 @@ def overlap_claims(
             "neurons": total,
         },
     )
-    rows = [decide(above_random, lambda i: float(excess(i).min()), units, settings)]
+    parts = [
+        (f"share {share:g}", lambda i, s=s: float(excess(i)[s]), units)
+        for s, share in enumerate(below)
+    ]
+    rows = [every(above_random, parts, settings, unit="share", mean_row=False)]
     if len(below) < 2:
         return [*rows, unavailable(rises_claim, "fewer than two shares below 100%")]
 

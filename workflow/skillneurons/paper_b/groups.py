@@ -21,18 +21,23 @@ def task_groups(
     test: Sequence[str] | None = None,
     section: str = "paper_b.generalization",
     pool: str = "paper_b.tasks",
+    configured: Sequence[str] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """The training and test groups among ``tasks`` (config ``pool``): ``train`` and
-    ``test`` as given (config ``section``: ``paper_b.generalization`` for the
-    classification group, ``paper_b.generation`` for the generation group), else the
-    first task of each type and the rest. Raises ``ValueError`` naming a task outside
-    ``tasks`` or one in both groups."""
+    """The training and test groups: ``train`` and ``test`` as given (config
+    ``section``: ``paper_b.generalization`` for the classification group,
+    ``paper_b.generation`` for the generation group), any of the ``configured`` tasks
+    (config ``tasks``; default ``tasks``), so that §5's groups can reach a task that
+    paper B's part 1 does not train; else among ``tasks`` (config ``pool``) the first
+    task of each type and the rest. Raises ``ValueError`` naming a task outside the
+    configured ones or one in both groups."""
+    allowed = list(tasks if configured is None else configured)
     for key, chosen in (("train_tasks", train), ("test_tasks", test)):
-        unknown = sorted(set(chosen or ()) - set(tasks))
+        unknown = sorted(set(chosen or ()) - set(allowed))
         if unknown:
+            named = pool if configured is None else "the configured tasks"
             raise ValueError(
-                f"{section}.{key} {unknown} are not among {pool} "
-                f"{list(tasks)}; add them there or pick others"
+                f"{section}.{key} {unknown} are not among {named} "
+                f"{allowed}; add them there or pick others"
             )
     if train is None:
         first = {}

@@ -22,6 +22,54 @@ def _table_and_figure(stem: str, prefix: str) -> dict[str, str]:
     }
 
 
+#: Paper B's and the A-vs-B claims by key (config ``findings.primary`` names the primary
+#: ones): the rows of paper B's findings table (:mod:`skillneurons.paper_b.findings`,
+#: :mod:`.continual_findings`, :mod:`.generalization_findings`); a pair of groups or the
+#: generation group adds a suffix to the claims it repeats for (``_gen``, ``_gen_cls``).
+CLAIMS = {
+    "deactivation_vs_random": "§4.1, B-T1: deactivating task neurons hurts more than random",
+    "deactivation_vs_layer_matched": "§4.1, B-T1: ... than layer-matched random (ours)",
+    "training": "§4.2, B-T2: training task neurons gains more than training random ones",
+    "training_vs_layer_matched": "§4.2, B-T2: ... than layer-matched random (ours)",
+    "deactivation_specific": "A.4, B-F5a: deactivation hurts the task itself most",
+    "training_specific": "A.4, B-F5c: training helps the task itself most (by construction)",
+    "training_control": "A.4, B-F5c: ... more than random neurons trained on the same data",
+    "training_control_layer_matched": "A.4, B-F5c: ... than layer-matched random (ours)",
+    "deactivation_generation": "§4.1, B-T1 (generation)",
+    "deactivation_generation_layer_matched": "§4.1, B-T1 (generation; ours)",
+    "deactivation_specific_generation": "A.4, B-F5b",
+    "training_generation": "§4.2, B-T2 (generation)",
+    "training_generation_layer_matched": "§4.2, B-T2 (generation; ours)",
+    "generation_specific": "A.4, B-F5d (by construction)",
+    "generation_control": "A.4, B-F5d against random neurons",
+    "generation_control_layer_matched": "A.4, B-F5d against layer-matched random (ours)",
+    "rank_correlation": "AB-T1: paper A's and paper B's rankings agree",
+    "overlap": "AB-T1: their top neurons overlap more than chance",
+    "a_order": "AB-F1: A's top neurons matter on the prompt-tuned model",
+    "b_order": "AB-F1: B's top neurons matter on the prompt-tuned model",
+    "a_over_b": "AB-F1: A's order hurts its own model more than B's",
+    "specialization_peak": "§5.1, B-F2: trained together, specialization falls at 100%",
+    "specialization_single": "A.5, B-F6: trained alone, specialization rises with the share",
+    "generalization_rises": "§5.1, B-F2: generalization rises with the share",
+    "cls_gen_flat": "§5.1, B-F2: cls -> gen generalizes less than gen -> gen",
+    "overlap_above_random": "A.6, B-T8: the groups' neurons overlap more than random sets",
+    "overlap_rises": "A.6, B-T8: the overlap rises with the share",
+    "controlled_rises": "A.7, B-T9: more test-task neurons generalize better",
+    "similarity_correlates": "§5.2, B-T4: similarity correlates with generalization",
+    "similarity_profile": "§5.2, B-F3: similarity rises after some depth",
+    "ncft_vs_seqft": "§6, B-T5: NCFT forgets less than SeqFT",
+    "wncft_vs_seqft": "§6, B-T5: W-NCFT forgets less than SeqFT",
+    "ncft_vs_seqlora": "§6, B-T5: NCFT forgets less than SeqLoRA",
+    "wncft_vs_ncft": "§6, B-T5: W-NCFT beats NCFT",
+    "wncft_vs_uniform": "§6, B-T5: W-NCFT beats equal weights (ours)",
+    "ncft_below_per_task": "§6, B-T5: NCFT stays below per-task FT",
+    "wncft_below_per_task": "§6, B-T5: W-NCFT stays below per-task FT",
+    "ncft_vs_seqft_every_order": "§6, B-T5: NCFT beats SeqFT in every order",
+    "wncft_vs_ncft_every_order": "§6, B-T5: W-NCFT beats NCFT in every order",
+    "ncft_retention": "§6, B-F4: NCFT retains more than SeqFT at every stage",
+    "wncft_retention": "§6, B-F4: W-NCFT retains more than SeqFT at every stage",
+}
+
 PAPER_B: tuple[PaperOutput, ...] = (
     PaperOutput(
         "B-T1, B-T6",

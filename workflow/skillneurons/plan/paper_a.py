@@ -18,7 +18,9 @@ class PaperAPlan:
     """Paper A's lists and paths (a part of :class:`skillneurons.plan.Plan`)."""
 
     def _plan_paper_a(self, config: Mapping) -> None:
-        self.control_trials = self.trials[: config["controls"]["trials"]]
+        #: Table A-T3's control trials (random prompts, a hard prompt, a random model):
+        #: forward passes only, seeded seed + trial, independent of prompt tuning's.
+        self.control_trials = list(range(config["controls"]["trials"]))
         self.random_words_tasks = self.task_subset("random_label_words")
         self.random_words_draws = list(range(config["random_label_words"]["draws"]))
         self.random_words_trials = list(range(config["random_label_words"]["trials"]))
@@ -143,14 +145,15 @@ class PaperAPlan:
         return [f"results/{model}/tuning_methods/{method}/perturbation/{t}.parquet" for t in tasks]
 
     def findings_inputs(self, model: str) -> dict[str, list[str]]:
-        """The per-sample results behind paper A's claims: perturbation files, rankings,
+        """The per-sample results behind paper A's claims: perturbation files, per-trial
+        predictivity,
         the controls' top neurons, every trial's prompt-tuning metrics and top neurons
         with the held-out Avg./Max. selections (§4.1); §4.4 (the random-label-word draws'
         rankings and their seed-only controls') and §5 only when the config runs them."""
         inputs = {
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "paper_design": self.task_files(model, "perturbation/paper_design/{task}.parquet"),
-            "rankings": self.task_files(model, "rankings/{task}.parquet"),
+            "predictivity": self.task_files(model, "predictivity/{task}.safetensors"),
             "prompt_metrics": expand(
                 f"results/{model}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
                 task=list(self.tasks),

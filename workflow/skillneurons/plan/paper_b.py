@@ -32,6 +32,7 @@ class PaperBPlan:
             self.task_types,
             generalization["train_tasks"],
             generalization["test_tasks"],
+            configured=list(self.tasks),
         )
         self.generation_train, self.generation_test = task_groups(
             self.generation_tasks,

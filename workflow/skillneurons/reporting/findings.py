@@ -5,57 +5,79 @@ A claim is an **effect with a direction** (positive when the claim holds) and a
 paper's own effect where it reports one (half of it), else a documented smallest effect
 of interest (DESIGN.md, "Verdicts").
 
-**Hierarchical bootstrap.** A claim declares its resampling units as a hierarchy
-(:class:`Units`), outermost first: training runs (prompt trials, seeds, random models) >
-random draws (orders, neuron sets) > test samples or neurons. Every draw resamples every
-unit of size > 1 with replacement, the top level and, within it, the nested levels. The
-project's units are crossed (the same test samples under every trial, the same random
-draw index in every task), so each unit is drawn once per resample and shared by every
-quantity the effect compares: their shared noise cancels (a paired bootstrap). The
-statistic receives the drawn indices (unit name -> int64 indices; ``np.arange(n)`` for
-the estimate) and recomputes everything that depends on them inside the draw, e.g. a
-mean over the drawn trials. Draws come from a generator seeded per claim.
+**Units.** A claim declares what replicates as a hierarchy (:class:`Units`), outermost
+first: training runs (prompt trials, seeds, label-word draws) > random draws nested in
+each run (its own random orders or neuron sets) > test samples, crossed with the runs
+(the same test samples under every run). Units that define the estimand (the tasks of a
+"mean over tasks") are **fixed**: the statistic always reads all of them and they are
+never resampled, so a "mean over these tasks" is not treated as a draw from a
+population of tasks. The statistic receives indices (unit name -> int64 indices;
+``np.arange(n)`` for the estimate) and recomputes everything that depends on them
+inside each resample, e.g. a mean over the drawn runs.
 
-**The interval.** A top level with few levels (``k`` at most :data:`FEW_LEVELS`: 3
-prompt trials, 5 label-word draws, 7 tasks) gets a t interval, ``estimate +- t_{df,
-1-a/2} * SE``; with more, the percentile interval of the draws. A percentile bootstrap
-of ``k`` values is too narrow: their plug-in variance is ``(k - 1) / k * s^2 / k`` and
-its quantiles are normal where ``t_{k-1}`` applies, so with 3 runs it has about a third
-of the width it should (``t_2 = 4.30`` against ``1.96 * sqrt(2/3)``). SE and ``df``
-come from **the bootstrap of the top level**: a second pass resamples the top level
-alone (every other unit at its full set); its variance, times ``k / (k - 1)``, is the
-top level's share (the textbook ``s^2 / k`` of ``k`` per-run values, whose spread
-includes what is nested in each run: its own random draws, its samples' noise), with
-``k - 1`` degrees of freedom. A unit crossed with the top level that has few levels too
-(the test tasks beside the training tasks of B-T8) gets a pass and a share of its own
-the same way (:meth:`Units.crossed_few`); the pass with every unit resampled, minus
-those shares, is the share of what the runs share (the same test samples under every
-run), with infinite degrees of freedom. ``df`` is Welch-Satterthwaite's over the
-shares: ``k - 1`` when the runs' spread dominates, large when the shared samples' does,
-so that a few runs over many noisy shared samples do not get ``t_{k-1}``'s width. The
-bootstrap rather than the ``k`` per-run estimates, because a claim's statistic is
-rarely a mean of per-run values (a difference of areas over tasks, a correlation over
-drawn pairs).
+**Each source of variance counted once.** Let the top level be the outermost unit with
+at least two levels (``k`` runs). The spread between runs already contains each run's
+own noise (its random draws, its samples' noise within the run), so:
 
-**Verdicts**, at a level ``a`` (Holm-adjusted, below):
+- ``V_runs``: the jackknife variance of the statistic over the top level (each run
+  left out in turn, every other unit at its full set: the textbook ``s^2 / k`` for a
+  mean over runs, with no Monte-Carlo noise; the bootstrap of the top level alone,
+  times ``k / (k - 1)``, where a run cannot be left out), with ``k - 1`` degrees of
+  freedom;
+- ``V_shared``: what the runs share and their spread cannot show, the test samples
+  crossed with them. With the crossed units resampled (the same draw for every run),
+  the statistic is evaluated on each run alone; the mean covariance between two
+  different runs' values is the variance of the samples' common effect, with up to
+  ``S - 1`` degrees of freedom (``S`` the largest crossed unit; fewer where the runs'
+  own sample noise blurs the covariance: :func:`shared_df`). The within-run part of the
+  samples' noise is in ``V_runs`` already and is not added again;
+- ``SE^2 = V_runs + V_shared``, its degrees of freedom Welch-Satterthwaite's, and the
+  interval ``estimate +- t_{df, 1-a/2} SE``.
 
-``holds``          the interval lies above 0;
-``fails``          the interval lies below 0;
-``negligible``     the interval lies inside ``+-margin`` (equivalence: two one-sided
-                   tests, each at ``a / 2``: the same interval, so conservative);
-``inconclusive``   otherwise, or fewer training runs than ``min_runs`` (a claim on
-                   an untrained model excepted): the ``note`` says "1 training run:
-                   variance across runs not measured";
-``not measured``   no interval, or every draw gave the same value (units that never
-                   varied): the ``note`` says which.
+Where the top level is not a training run (a claim on an untrained model, a claim
+whose runs have one level), each unit's share is its own bootstrap variance (resampled
+alone, times ``n / (n - 1)``, ``n - 1`` degrees of freedom), the shares add up, and
+``df`` is Welch-Satterthwaite's.
 
-**Family-wise control.** Within a findings table (:func:`findings_frame`) verdicts are
-decided by Holm's step-down on **bootstrap p-values**: per claim the smallest level at
-which its interval would exclude 0 (``p_effect``) or lie inside the margin
-(``p_negligible``), computed from the same draws (percentile: tail counts, ``(c + 1) /
-(B + 1)``; t: the t distribution), and ``p = min`` of the two (at most one of their
-nulls, "the effect is 0" and "it is at least the margin", can be true, so the minimum
-is a valid p-value). The ``m`` tested claims, sorted by ``p``, are decided at ``a / m``,
+**Design report.** Per run, the random draws alone and the samples alone are resampled
+too: their variances split ``V_runs`` into the runs' own spread, the draws' and the
+samples' noise within a run (the shares ``share_runs``, ``share_draws``,
+``share_samples``, the last with ``V_shared``). From them :class:`Design` projects the
+standard error to other numbers of runs and test samples, and finds the runs
+(``runs_needed``) or test samples per task (``samples_needed``) at which the claim
+would be decided with :data:`POWER` probability were its effect :data:`DESIGN_EFFECT`
+times its margin (an equivalence claim: were it 0), at the claim's level.
+
+**Verdicts**, at a level ``a`` (Holm-adjusted, below), each one-sided test at ``a / 2``
+so that a verdict is what the two-sided ``1 - a`` interval shows:
+
+``holds``                 the interval lies above 0;
+``holds, below margin``   above 0 and below the margin: present, but smaller than the
+                          smallest effect that matters (both tests pass; naming only one
+                          would hide either that the effect is real or that it is small);
+``fails``                 the interval lies below 0;
+``fails, within margin``  below 0 and above ``-margin``;
+``negligible``            the interval lies inside ``+-margin`` (two one-sided tests);
+``comparable``            an equivalence claim ("about as accurate"): inside ``+-margin``;
+``not comparable``        an equivalence claim whose interval lies beyond ``+margin`` or
+                          beyond ``-margin``;
+``inconclusive``          otherwise, or fewer training runs than ``min_runs`` (a claim on
+                          an untrained model excepted);
+``not decidable here``    the unit that would vary has one level in this configuration
+                          (one order, two training tasks, a noise floor above the
+                          compared value): the note says which; no Holm slot;
+``not measured``          the stage did not run, or every resample gave the same value.
+
+**Every X** (:func:`every`): a claim that must hold in each of several parts (every
+order, every stage) is an intersection-union test: it holds where every part holds at
+the claim's level (its p-value the largest of the parts'), fails where some part fails
+(the smallest, times the number of parts), is negligible where every part is. The row
+shows the weakest part's estimate and interval, the note every part's.
+
+**Families.** Each paper declares a small primary family (config ``findings.primary``:
+its headline claims by key); Holm's step-down runs over the primary family and, apart,
+over the exploratory rest, on p-values from the t distribution (they reach any level).
+The ``m`` tested claims of a family, sorted by ``p``, are decided at ``a / m``,
 ``a / (m - 1)``, ...; the first claim not decided stops the step-down and every later
 one is inconclusive. The table shows each claim's adjusted level (``alpha``) beside the
 unadjusted (nominal ``1 - a``) interval ``ci_low`` / ``ci_high``.
@@ -64,20 +86,35 @@ unadjusted (nominal ``1 - a``) interval ``ci_low`` / ``ci_high``.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-VERDICTS = ("holds", "fails", "negligible", "inconclusive", "not decidable here", "not measured")
-#: The verdict of a claim whose units cannot vary at a configuration's sizes (one order,
-#: two training tasks, a noise floor above the compared value): no Holm slot.
 NOT_DECIDABLE = "not decidable here"
-#: Columns of a findings table.
+VERDICTS = (
+    "holds",
+    "holds, below margin",
+    "fails",
+    "fails, within margin",
+    "negligible",
+    "comparable",
+    "not comparable",
+    "inconclusive",
+    NOT_DECIDABLE,
+    "not measured",
+)
+#: A claim's kinds: an effect with a direction, or an equivalence ("about as accurate").
+DIRECTIONAL, EQUIVALENCE = "directional", "equivalence"
+#: The two families of a findings table (Holm runs within each).
+PRIMARY, EXPLORATORY = "primary", "exploratory"
+#: Columns of a findings table: the claim, its family, the decision, the design report.
 COLUMNS = [
     "claim",
+    "key",
+    "family",
     "paper",
     "effect",
     "estimate",
@@ -88,16 +125,27 @@ COLUMNS = [
     "verdict",
     "runs",
     "resampled",
+    "share_runs",
+    "share_draws",
+    "share_samples",
+    "half_width",
+    "power",
+    "runs_needed",
+    "samples_needed",
     "note",
     "paper_value",
 ]
 #: ``Units.training_runs`` of a claim that no training stands behind (paper B's B-T8:
 #: the base model's task neurons): ``min_runs`` does not apply.
 NO_TRAINING = 0
-#: A top level with at most this many levels gets the t interval (module docstring).
-FEW_LEVELS = 20
-#: The row key of a claim's test (dropped from the table).
-TEST = "_test"
+#: The design report's target: the probability of deciding a claim ...
+POWER = 0.8
+#: ... were its effect this many times its margin (an equivalence claim: were it 0).
+DESIGN_EFFECT = 2.0
+#: Sizes the design report searches up to (runs; test samples per task).
+MOST_RUNS, MOST_SAMPLES = 1000, 100_000
+#: The row keys of a claim's test and its bootstraps (dropped from the table).
+TEST, DESIGN = "_test", "_design"
 
 Statistic = Callable[[Mapping[str, np.ndarray]], float]
 
@@ -110,7 +158,9 @@ class Claim:
     ``effect`` what is measured, signed so that positive supports the claim;
     ``resampled`` the resampling units in words; ``paper_value`` the paper's number;
     ``margin`` the smallest effect that matters, in the effect's units, and
-    ``margin_basis`` where it comes from ("half the paper's effect (Fig. 4)").
+    ``margin_basis`` where it comes from ("half the paper's effect (Fig. 4)"); ``key``
+    the claim's name in config ``findings.primary`` (the papers' registries list them);
+    ``kind`` :data:`DIRECTIONAL` or :data:`EQUIVALENCE`.
     """
 
     claim: str
@@ -120,26 +170,30 @@ class Claim:
     paper_value: str = ""
     margin: float = float("nan")
     margin_basis: str = ""
+    key: str = ""
+    kind: str = DIRECTIONAL
 
 
 @dataclass(frozen=True)
 class Units:
     """A claim's resampling units, outermost first: ``runs`` (training runs: prompt
-    trials, seeds, random models), ``draws`` (random orders, neuron sets) and
-    ``samples`` (test samples, neurons), each mapping a unit's name to its size.
-    ``training_runs`` is how many training runs stand behind the claim (default: the
-    size of the first run unit, else 1), also where the runs are not resampled;
-    :data:`NO_TRAINING` (0) for a claim on an untrained model, whose units that
-    replicate are not runs (``min_runs`` does not apply to it)."""
+    trials, seeds, random models), ``draws`` (random orders, neuron sets: each run's
+    own) and ``samples`` (test samples, crossed with the runs), each mapping a unit's
+    name to its size; ``fixed`` the units that define the estimand (tasks), never
+    resampled. ``training_runs`` is how many training runs stand behind the claim
+    (default: the size of the first run unit, else 1), also where the runs are not
+    resampled; :data:`NO_TRAINING` (0) for a claim on an untrained model, whose units
+    that replicate are not runs (``min_runs`` does not apply to it)."""
 
     runs: Mapping[str, int] = field(default_factory=dict)
     draws: Mapping[str, int] = field(default_factory=dict)
     samples: Mapping[str, int] = field(default_factory=dict)
+    fixed: Mapping[str, int] = field(default_factory=dict)
     training_runs: int | None = None
 
     @property
     def levels(self) -> dict[str, int]:
-        """Every unit, outermost first."""
+        """Every resampled unit, outermost first."""
         return {**self.runs, **self.draws, **self.samples}
 
     @property
@@ -152,26 +206,24 @@ class Units:
         """The outermost unit with at least 2 levels (the interval's top level)."""
         return next(((n, s) for n, s in self.levels.items() if s >= 2), None)
 
-    def crossed_few(self, top: str) -> list[str]:
-        """The units other than ``top`` with few levels (2 to :data:`FEW_LEVELS`) that are
-        crossed with it: every one but the random draws under a run top level, which are
-        each run's own (nested: their spread is in the runs' already)."""
-        nested = self.draws if top in self.runs else {}
-        return [
-            name
-            for name, size in self.levels.items()
-            if name != top and 2 <= size <= FEW_LEVELS and name not in nested
-        ]
+    def full(self) -> dict[str, np.ndarray]:
+        """Every unit, fixed ones included, at its full set of levels."""
+        sizes = {**self.levels, **self.fixed}
+        return {name: np.arange(size, dtype=np.int64) for name, size in sizes.items()}
 
     def describe(self) -> str:
         """The hierarchy with its sizes: ``trials 3 > random orders 3 > t: test samples
-        80``; units of size 1 are shown and marked as not resampled."""
+        80; fixed: tasks 3``; units of size 1 are marked as not resampled."""
         parts = []
         for units in (self.runs, self.draws, self.samples):
             shown = [f"{n} {s}" + (" (not resampled)" if s == 1 else "") for n, s in units.items()]
             if shown:
                 parts.append(", ".join(shown))
-        return " > ".join(parts)
+        text = " > ".join(parts)
+        if self.fixed:
+            fixed = ", ".join(f"{n} {s}" for n, s in self.fixed.items())
+            text = f"{text}; fixed: {fixed}" if text else f"fixed: {fixed}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -185,110 +237,346 @@ class BootstrapSettings:
 
 
 @dataclass(frozen=True)
-class Test:
-    """A claim's bootstrap: the estimate, the finite draws with every unit resampled,
-    the top level's size ``k`` (0: no unit resampled) and, for a t interval, the
-    variance shares of the estimate with their degrees of freedom (``components``:
-    ``(variance, df)``, the top level's and the rest's)."""
+class Tested:
+    """The one-sided p-values of a claim's tests, and its kind: ``holds`` rejects
+    "effect <= 0", ``fails`` "effect >= 0", ``negligible`` "|effect| >= margin" (both
+    one-sided tests), ``beyond`` "|effect| <= margin" on the side of the estimate."""
 
-    estimate: float
-    draws: np.ndarray
-    levels: int
-    components: tuple[tuple[float, float], ...] = ()
+    kind: str
+    holds: float
+    fails: float
+    negligible: float
+    beyond: float
 
     @property
-    def t_based(self) -> bool:
-        return bool(self.components)
+    def p(self) -> float:
+        """The smallest two-sided level at which the claim gets a verdict (Holm's order)."""
+        if self.kind == EQUIVALENCE:
+            return min(1.0, 2 * min(self.negligible, self.beyond))
+        return min(1.0, 2 * min(self.holds, self.fails, self.negligible))
+
+    def verdict(self, alpha: float) -> str:
+        """The verdict at two-sided level ``alpha`` (module docstring)."""
+        level = alpha / 2
+        if self.kind == EQUIVALENCE:
+            if self.negligible <= level:
+                return "comparable"
+            return "not comparable" if self.beyond <= level else "inconclusive"
+        small = self.negligible <= level
+        if self.holds <= level:
+            return "holds, below margin" if small else "holds"
+        if self.fails <= level:
+            return "fails, within margin" if small else "fails"
+        return "negligible" if small else "inconclusive"
+
+
+@dataclass(frozen=True)
+class Test:
+    """A claim's bootstrap: the estimate, the top level's name and size ``k`` (0: no
+    unit resampled), and the variance components of the estimate (module docstring):
+    ``runs`` the top level's (``V_runs``, the runs' spread with their own noise in it),
+    ``shared`` the crossed samples' common effect, ``within_draws`` and
+    ``within_samples`` the parts of ``runs`` that each run's random draws and its
+    samples' noise make; ``df_runs`` and ``df_shared`` their degrees of freedom;
+    ``samples`` the size of the largest crossed sample unit (0: none)."""
+
+    estimate: float
+    levels: int
+    top: str = ""
+    runs: float = 0.0
+    shared: float = 0.0
+    within_draws: float = 0.0
+    within_samples: float = 0.0
+    df_runs: float = np.inf
+    df_shared: float = np.inf
+    samples: int = 0
+    by_runs: bool = False
 
     @property
     def se(self) -> float:
-        return float(np.sqrt(sum(variance for variance, _ in self.components)))
+        return float(np.sqrt(self.runs + self.shared))
 
     @property
     def df(self) -> float:
-        """Welch-Satterthwaite's degrees of freedom of :attr:`se`."""
-        denominator = sum(v**2 / df for v, df in self.components if np.isfinite(df))
-        return self.se**4 / denominator if denominator > 0 else np.inf
+        """Welch-Satterthwaite's degrees of freedom of :attr:`se`, never below the runs'
+        (a shared part near 0, whose estimate is mostly noise, must not take them away)."""
+        welch = _satterthwaite([(self.runs, self.df_runs), (self.shared, self.df_shared)])
+        return max(welch, self.df_runs) if self.by_runs else welch
 
     @property
     def degenerate(self) -> bool:
-        """No draw, or all equal up to rounding (units that never varied)."""
+        """Nothing resampled, or every resample gave the same value (units that never
+        varied)."""
         scale = max(1.0, abs(self.estimate))
-        return not self.draws.size or float(np.ptp(self.draws)) <= 1e-12 * scale
+        return self.levels == 0 or self.se <= 1e-12 * scale
 
     def interval(self, alpha: float) -> tuple[float, float]:
-        """The two-sided ``1 - alpha`` interval (module docstring)."""
-        if self.t_based:
-            half = stats.t.ppf(1 - alpha / 2, self.df) * self.se
-            return self.estimate - half, self.estimate + half
-        low, high = np.quantile(self.draws, [alpha / 2, 1 - alpha / 2])
-        return float(low), float(high)
+        """The two-sided ``1 - alpha`` t interval."""
+        half = stats.t.ppf(1 - alpha / 2, self.df) * self.se
+        return self.estimate - half, self.estimate + half
 
-    def _tail(self, at: float, above: bool) -> float:
-        """One-sided p of "the effect is at most (above: at least) ``at``" rejected
-        towards the other side: P(draw <= at) or P(draw >= at)."""
-        if self.t_based:
-            score = (self.estimate - at) / self.se
-            return float(stats.t.sf(score if not above else -score, self.df))
-        count = np.sum(self.draws <= at) if not above else np.sum(self.draws >= at)
-        return float((count + 1) / (self.draws.size + 1))
-
-    def p_values(self, margin: float) -> tuple[float, float, int]:
-        """(``p_effect``, ``p_negligible``, the effect's direction): the smallest
-        two-sided levels at which the interval excludes 0 / lies inside ``+-margin``."""
-        below, above = self._tail(0.0, False), self._tail(0.0, True)
-        p_effect = min(1.0, 2 * min(below, above))
-        direction = 1 if below < above else -1
+    def tested(self, margin: float, kind: str = DIRECTIONAL) -> Tested:
+        """The one-sided p-values of :class:`Tested` from the t distribution."""
+        se, df, estimate = self.se, self.df, self.estimate
+        holds = float(stats.t.sf(estimate / se, df))
+        fails = float(stats.t.cdf(estimate / se, df))
         if not np.isfinite(margin) or margin <= 0:
-            return p_effect, 1.0, direction
-        p_negligible = 2 * max(self._tail(-margin, False), self._tail(margin, True))
-        return p_effect, min(1.0, p_negligible), direction
+            return Tested(kind, holds, fails, 1.0, 1.0)
+        below, above = (estimate - margin) / se, (estimate + margin) / se
+        negligible = max(float(stats.t.cdf(below, df)), float(stats.t.sf(above, df)))
+        beyond = min(float(stats.t.sf(below, df)), float(stats.t.cdf(above, df)))
+        return Tested(kind, holds, fails, negligible, beyond)
+
+    def design(self) -> Design | None:
+        """The projection of :attr:`se` to other sizes (None where the runs do not
+        replicate: the top level is not a training run)."""
+        if not self.by_runs or self.degenerate:
+            return None
+        own = max(self.runs - self.within_draws - self.within_samples, 0.0)
+        return Design(
+            runs=self.levels,
+            samples=self.samples,
+            own=own,
+            draws=self.within_draws,
+            within=self.within_samples,
+            shared=self.shared,
+        )
+
+
+def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
+    """The degrees of freedom of a sum of variance estimates ``(variance, df)``."""
+    total = sum(variance for variance, _ in parts)
+    denominator = sum(v**2 / df for v, df in parts if v > 0 and np.isfinite(df))
+    return total**2 / denominator if denominator > 0 else np.inf
+
+
+@dataclass(frozen=True)
+class Design:
+    """The variance of a claim's estimate by source, at ``runs`` training runs and
+    ``samples`` test samples (per crossed unit; 0: no per-sample results): ``own`` the
+    runs' own spread, ``draws`` and ``within`` the random draws' and the samples' noise
+    within a run (all three over ``runs``), ``shared`` the samples' common effect."""
+
+    runs: int
+    samples: int
+    own: float
+    draws: float
+    within: float
+    shared: float
+
+    def shares(self) -> tuple[float, float, float]:
+        """The shares of the variance from the runs, the draws and the samples."""
+        total = self.own + self.draws + self.within + self.shared
+        if total <= 0:
+            return (np.nan, np.nan, np.nan)
+        return self.own / total, self.draws / total, (self.within + self.shared) / total
+
+    def se(self, runs: int, samples: int | None = None) -> tuple[float, float]:
+        """(SE, df) at ``runs`` runs and ``samples`` samples (default: as measured)."""
+        scale = 1.0 if not self.samples or samples is None else self.samples / samples
+        per_run = (self.own + self.draws + self.within * scale) * self.runs / runs
+        shared = self.shared * scale
+        within = self.within * self.runs * scale  # one run's own sample noise
+        df_shared = shared_df(shared, within, runs, samples or self.samples)
+        df = max(_satterthwaite([(per_run, runs - 1), (shared, df_shared)]), runs - 1)
+        return float(np.sqrt(per_run + shared)), df
+
+    def power(self, margin: float, kind: str, alpha: float, runs: int, samples=None) -> float:
+        """The probability that the claim is decided at two-sided level ``alpha`` with
+        ``runs`` runs and ``samples`` samples, were its effect :data:`DESIGN_EFFECT`
+        times ``margin`` (an equivalence claim: 0; decided: comparable)."""
+        se, df = self.se(runs, samples)
+        if not (np.isfinite(margin) and margin > 0) or se <= 0 or runs < 2:
+            return float("nan")
+        critical = stats.t.ppf(1 - alpha / 2, df)
+        if kind == EQUIVALENCE:
+            return float(max(0.0, 2 * stats.t.cdf(margin / se - critical, df) - 1))
+        return float(stats.nct.sf(critical, df, DESIGN_EFFECT * margin / se))
+
+
+def _smallest(decided: Callable[[int], bool], start: int, most: int) -> int | None:
+    """The smallest ``n`` in ``[start, most]`` with ``decided(n)`` (monotone), or None."""
+    if not decided(most):
+        return None
+    low, high = start, most
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if decided(middle) else (middle + 1, high)
+    return low
+
+
+def design_columns(
+    designs: Sequence[Design | None], margin: float, kind: str, alpha: float
+) -> dict[str, float]:
+    """The design report's columns of a claim (the product of its parts' powers for an
+    :func:`every` claim): the variance shares, the power at the measured sizes, and the
+    runs (at the measured samples) and samples (at the measured runs) that reach
+    :data:`POWER`; NaN where they cannot be projected (no replicated runs, no margin,
+    no per-sample results, or out of reach)."""
+    empty = dict.fromkeys(
+        ["share_runs", "share_draws", "share_samples", "power", "runs_needed", "samples_needed"],
+        np.nan,
+    )
+    if not designs or any(d is None for d in designs):
+        return empty
+
+    def power(runs: int, samples=None) -> float:
+        return float(np.prod([d.power(margin, kind, alpha, runs, samples) for d in designs]))
+
+    first = designs[0]
+    runs_needed = _smallest(lambda r: power(r) >= POWER, 2, MOST_RUNS)
+    samples_needed = None
+    if first.samples and all(d.samples for d in designs):
+        samples_needed = _smallest(lambda s: power(first.runs, s) >= POWER, 2, MOST_SAMPLES)
+    shares = np.array([d.shares() for d in designs]).mean(axis=0)
+    return {
+        "share_runs": shares[0],
+        "share_draws": shares[1],
+        "share_samples": shares[2],
+        "power": power(first.runs),
+        "runs_needed": np.nan if runs_needed is None else runs_needed,
+        "samples_needed": np.nan if samples_needed is None else samples_needed,
+    }
 
 
 def bootstrap(
     statistic: Statistic, units: Units, settings: BootstrapSettings, stream: str = ""
 ) -> Test:
-    """The hierarchical bootstrap of ``statistic`` (module docstring); ``stream`` names
-    the claim, so that each has its own reproducible draws. NaN draws are left out."""
-    levels = units.levels
-    full = {name: np.arange(size, dtype=np.int64) for name, size in levels.items()}
+    """The bootstrap of ``statistic`` (module docstring); ``stream`` names the claim, so
+    that each has its own reproducible draws. NaN draws are left out."""
+    full = units.full()
     estimate = float(statistic(full))
     top = units.top()
     if not np.isfinite(estimate) or top is None:
-        return Test(estimate, np.empty(0), 0)
+        return Test(estimate, 0)
+    name, k = top
     generator = np.random.default_rng([settings.seed, zlib.crc32(stream.encode())])
+    levels = units.levels
+    resampled = [n for n, size in levels.items() if size > 1]
 
-    def resample(names) -> np.ndarray:
-        draws = np.empty(settings.resamples)
-        for draw in range(settings.resamples):
-            indices = {
-                name: generator.integers(0, size, size) if name in names else full[name]
-                for name, size in levels.items()
-            }
-            draws[draw] = statistic(indices)
-        return draws[np.isfinite(draws)]
+    def draw(names: Collection[str]) -> dict[str, np.ndarray]:
+        return {n: generator.integers(0, levels[n], levels[n]) for n in names}
 
-    draws = resample([name for name, size in levels.items() if size > 1])
-    if top[1] > FEW_LEVELS:
-        return Test(estimate, draws, top[1])
-    shares = [
-        (float(np.var(resample([name]))), levels[name])
-        for name in [top[0], *units.crossed_few(top[0])]
-    ]
-    rest = max(float(np.var(draws)) - sum(variance for variance, _ in shares), 0.0)
-    scaled = tuple((v * k / (k - 1), k - 1.0) for v, k in shares)
-    return Test(estimate, draws, top[1], (*scaled, (rest, np.inf)))
+    def variance(names: Collection[str]) -> float:
+        values = np.array([statistic({**full, **draw(names)}) for _ in range(settings.resamples)])
+        values = values[np.isfinite(values)]
+        return float(np.var(values)) if values.size else 0.0
+
+    if name not in units.runs:
+        # no replicated runs: each unit's own share, resampled alone (independent strata
+        # such as each task's test samples add up exactly; crossed ones are overcounted
+        # by their interaction, on the safe side)
+        parts = [(variance([n]) * levels[n] / (levels[n] - 1), levels[n] - 1.0) for n in resampled]
+        total = sum(v for v, _ in parts)
+        return Test(estimate, k, name, total, df_runs=_satterthwaite(parts))
+    nested = [n for n in resampled if n in units.draws]
+    crossed = [n for n in resampled if n != name and n not in nested]
+    runs = _jackknife(statistic, full, name, k)
+    if not np.isfinite(runs):
+        runs = variance([name]) * k / (k - 1)
+    within_draws = _within(statistic, full, name, k, nested, draw, settings)[0] if nested else 0.0
+    shared, within_samples, samples = 0.0, 0.0, 0
+    if crossed:
+        per_run, between = _within(statistic, full, name, k, crossed, draw, settings)
+        samples = max(levels[n] for n in crossed)
+        shared = max(between, 0.0)
+        within_samples = max(per_run - between, 0.0) / k
+    return Test(
+        estimate,
+        k,
+        name,
+        runs,
+        shared,
+        within_draws / k,
+        within_samples,
+        k - 1.0,
+        shared_df(shared, within_samples * k, k, samples),
+        samples,
+        by_runs=True,
+    )
 
 
-def verdict_at(p_effect: float, p_negligible: float, direction: int, alpha: float) -> str:
-    """The verdict of a tested claim at level ``alpha``."""
-    if p_effect <= alpha:
-        return "holds" if direction > 0 else "fails"
-    return "negligible" if p_negligible <= alpha else "inconclusive"
+def shared_df(shared: float, within: float, runs: int, samples: int) -> float:
+    """The degrees of freedom of ``V_shared``, the mean covariance of the runs' values
+    over ``samples`` resampled samples, where each run's own sample noise has variance
+    ``within`` (per run). The covariance of ``P = runs (runs - 1) / 2`` pairs of runs
+    carries their noise too: its variance is about ``2 (shared + within / sqrt(P))^2 /
+    (samples - 1)``, so ``df = (samples - 1) shared^2 / (shared + within / sqrt(P))^2``:
+    ``samples - 1`` where the samples' common effect dominates, near 0 where there is
+    none (a covariance of pure noise must not lend the interval the samples' degrees of
+    freedom)."""
+    if not samples or shared <= 0:
+        return np.inf if not samples else 1.0
+    pairs = runs * (runs - 1) / 2
+    return (samples - 1) * shared**2 / (shared + within / np.sqrt(pairs)) ** 2
+
+
+def _jackknife(statistic, full, top: str, k: int) -> float:
+    """The jackknife variance over the ``k`` levels of ``top``: ``(k - 1) / k`` times the
+    sum of squares of the leave-one-out values about their mean (``s^2 / k`` exactly for
+    a mean over the levels, with no Monte-Carlo noise); NaN where a leave-one-out value
+    cannot be computed (a statistic over pairs of two levels)."""
+    values = np.array(
+        [statistic({**full, top: np.delete(full[top], level)}) for level in range(k)]
+    )
+    if not np.isfinite(values).all():
+        return float("nan")
+    return float((k - 1) / k * np.sum((values - values.mean()) ** 2))
+
+
+def _within(statistic, full, top, k, names, draw, settings) -> tuple[float, float]:
+    """Each top level alone, with the units ``names`` resampled (one draw shared by every
+    level): the mean over levels of the statistic's variance, and the mean covariance
+    between two levels' values, each times ``n / (n - 1)`` (``n`` the smallest size
+    among ``names``: the bootstrap's bias of a mean of ``n``)."""
+    values = np.empty((settings.resamples, k))
+    for resample in range(settings.resamples):
+        indices = {**full, **draw(names)}
+        for level in range(k):
+            values[resample, level] = statistic({**indices, top: np.array([level])})
+    values = values[np.isfinite(values).all(axis=1)]
+    if len(values) < 2:
+        return 0.0, 0.0
+    size = min(len(full[n]) for n in names)
+    covariance = np.cov(values, rowvar=False, bias=True) * size / (size - 1)
+    off = covariance[~np.eye(k, dtype=bool)]
+    return float(np.mean(np.diag(covariance))), float(np.mean(off))
 
 
 def _runs_note(runs: int) -> str:
     return f"{runs} training run{'s' if runs != 1 else ''}: variance across runs not measured"
+
+
+def _row(claim: Claim, estimate: float, units: Units) -> dict:
+    return {
+        **dict.fromkeys(COLUMNS, np.nan),
+        "claim": claim.claim,
+        "key": claim.key,
+        "family": "",
+        "paper": claim.paper,
+        "effect": claim.effect,
+        "estimate": estimate,
+        "margin": claim.margin,
+        "verdict": "not measured",
+        "runs": units.run_count,
+        "resampled": f"{claim.resampled}: {units.describe()}",
+        "note": "",
+        "paper_value": claim.paper_value,
+        TEST: None,
+        DESIGN: (),
+        "_kind": claim.kind,
+    }
+
+
+def _judge(row: dict, tests: Sequence[Test], tested: Tested, claim: Claim, units, settings):
+    """``row`` decided at the nominal level from ``tested``, or inconclusive under
+    ``min_runs``; the bootstraps kept for the design report."""
+    basis = claim.margin_basis and f"margin: {claim.margin_basis}"
+    row = {**row, DESIGN: tuple(test.design() for test in tests)}
+    if units.run_count != NO_TRAINING and units.run_count < settings.min_runs:
+        row = with_note({**row, "verdict": "inconclusive"}, _runs_note(units.run_count))
+        return with_note(row, basis)
+    return with_note({**row, "verdict": tested.verdict(settings.alpha), TEST: tested}, basis)
 
 
 def decide(claim: Claim, statistic: Statistic, units: Units, settings: BootstrapSettings) -> dict:
@@ -297,36 +585,67 @@ def decide(claim: Claim, statistic: Statistic, units: Units, settings: Bootstrap
     Holm step-down (``None``: the claim is not tested). The note says why a claim is
     not tested, then where its margin comes from."""
     test = bootstrap(statistic, units, settings, claim.claim)
-    row = {
-        "claim": claim.claim,
-        "paper": claim.paper,
-        "effect": claim.effect,
-        "estimate": test.estimate,
-        "ci_low": float("nan"),
-        "ci_high": float("nan"),
-        "margin": claim.margin,
-        "alpha": float("nan"),
-        "verdict": "not measured",
-        "runs": units.run_count,
-        "resampled": f"{claim.resampled}: {units.describe()}",
-        "note": "",
-        "paper_value": claim.paper_value,
-        TEST: None,
-    }
+    row = _row(claim, test.estimate, units)
     basis = claim.margin_basis and f"margin: {claim.margin_basis}"
     if not np.isfinite(test.estimate):
         return with_note(row, "the effect could not be computed")
     if test.levels == 0:
+        if units.run_count != NO_TRAINING and units.run_count < settings.min_runs:
+            row = with_note({**row, "verdict": "inconclusive"}, _runs_note(units.run_count))
+            return with_note(row, basis)
         return with_note(with_note(row, "no unit has two levels: nothing varied"), basis)
     if test.degenerate:
         never = "every resample gave the same value: the units never varied"
         return with_note(with_note(row, never), basis)
     row["ci_low"], row["ci_high"] = test.interval(settings.alpha)
-    if units.run_count != NO_TRAINING and units.run_count < settings.min_runs:
-        row = with_note({**row, "verdict": "inconclusive"}, _runs_note(units.run_count))
-        return with_note(row, basis)
-    tested = test.p_values(claim.margin)
-    return with_note({**row, "verdict": verdict_at(*tested, settings.alpha), TEST: tested}, basis)
+    row["half_width"] = (row["ci_high"] - row["ci_low"]) / 2
+    return _judge(row, [test], test.tested(claim.margin, claim.kind), claim, units, settings)
+
+
+def every(
+    claim: Claim,
+    parts: Sequence[tuple[str, Statistic, Units]],
+    settings: BootstrapSettings,
+    unit: str = "part",
+    mean_row: bool = True,
+) -> dict:
+    """A claim that must hold in every one of ``parts`` (``(name, statistic, units)``),
+    decided as an intersection-union test (module docstring). With one part the claim
+    is that part's: where the table has a row for the mean over the parts
+    (``mean_row``), the same claim again, so ``not decidable here`` (the ``unit``
+    named, no Holm slot); else that part decided alone."""
+    if len(parts) == 1 and not mean_row:
+        return decide(claim, parts[0][1], parts[0][2], settings)
+    if len(parts) < 2:
+        row = _row(claim, float("nan"), parts[0][2] if parts else Units())
+        return refuse(row, f"one {unit}: the claim is its mean row", NOT_DECIDABLE)
+    tests = [bootstrap(statistic, units, settings, f"{claim.claim} / {name}")
+             for name, statistic, units in parts]  # fmt: skip
+    units = parts[0][2]
+    weakest = int(np.nanargmin([test.estimate for test in tests]))
+    row = _row(claim, tests[weakest].estimate, units)
+    if any(not np.isfinite(t.estimate) or t.degenerate for t in tests):
+        which = [name for (name, _, _), t in zip(parts, tests, strict=True)
+                 if not np.isfinite(t.estimate) or t.degenerate]  # fmt: skip
+        return with_note(row, f"no interval for {', '.join(which)}: its units never varied")
+    intervals = [test.interval(settings.alpha) for test in tests]
+    row["ci_low"], row["ci_high"] = intervals[weakest]
+    row["half_width"] = (row["ci_high"] - row["ci_low"]) / 2
+    shown = "; ".join(
+        f"{name} {t.estimate:+.4f} [{low:+.4f}, {high:+.4f}]"
+        for (name, _, _), t, (low, high) in zip(parts, tests, intervals, strict=True)
+    )
+    row = with_note(row, f"every {unit} (intersection-union test; weakest shown): {shown}")
+    each = [test.tested(claim.margin, claim.kind) for test in tests]
+    count = len(each)
+    tested = Tested(
+        claim.kind,
+        holds=max(t.holds for t in each),
+        fails=min(1.0, count * min(t.fails for t in each)),
+        negligible=max(t.negligible for t in each),
+        beyond=min(1.0, count * min(t.beyond for t in each)),
+    )
+    return _judge(row, tests, tested, claim, units, settings)
 
 
 def with_note(row: dict, note: str) -> dict:
@@ -349,27 +668,42 @@ def refuse(row: dict, note: str, verdict: str = "not measured") -> dict:
 def unavailable(claim: Claim, why: str) -> dict:
     """A row for a claim this run cannot measure (verdict ``not measured``, ``why`` in
     the note)."""
-    row = decide(claim, lambda _: float("nan"), Units(), BootstrapSettings(resamples=0))
-    return {**row, "note": why, "runs": 0, "resampled": claim.resampled}
+    return {**_row(claim, float("nan"), Units()), "note": why, "runs": 0,
+            "resampled": claim.resampled}  # fmt: skip
 
 
 def holm(rows: list[dict], alpha: float) -> list[dict]:
-    """The rows with Holm's step-down verdicts and adjusted levels (module docstring)."""
+    """The rows with Holm's step-down verdicts and adjusted levels (module docstring),
+    over the tested rows of ``rows`` (one family)."""
     tested = [i for i, row in enumerate(rows) if row.get(TEST) is not None]
-    ordered = sorted(tested, key=lambda i: min(rows[i][TEST][:2]))
+    ordered = sorted(tested, key=lambda i: rows[i][TEST].p)
     decided = [dict(row) for row in rows]
     stopped = False
     for rank, index in enumerate(ordered):
         level = alpha / (len(ordered) - rank)
-        p_effect, p_negligible, direction = rows[index][TEST]
-        verdict = verdict_at(p_effect, p_negligible, direction, level)
+        verdict = rows[index][TEST].verdict(level)
         stopped = stopped or verdict == "inconclusive"
         decided[index]["alpha"] = level
         decided[index]["verdict"] = "inconclusive" if stopped else verdict
     return decided
 
 
-def findings_frame(rows: list[dict], alpha: float = 0.05) -> pd.DataFrame:
-    """The findings table from :func:`decide` rows, Holm-adjusted at ``alpha`` within
-    the table, columns :data:`COLUMNS`."""
-    return pd.DataFrame(holm(rows, alpha), columns=COLUMNS)
+def findings_frame(
+    rows: list[dict], alpha: float = 0.05, primary: Collection[str] = ()
+) -> pd.DataFrame:
+    """The findings table from :func:`decide` rows, columns :data:`COLUMNS`: each row's
+    family (``primary`` where its key is in ``primary``), Holm-adjusted at ``alpha``
+    within each family, primary rows first, with the design report of every row at its
+    level (its Holm level; an untested row at its family's first)."""
+    families = {PRIMARY: [], EXPLORATORY: []}
+    for row in rows:
+        family = PRIMARY if row["key"] and row["key"] in primary else EXPLORATORY
+        families[family].append({**row, "family": family})
+    decided = []
+    for members in families.values():
+        first = alpha / max(1, sum(row.get(TEST) is not None for row in members))
+        for row in holm(members, alpha):
+            level = row["alpha"] if np.isfinite(row["alpha"]) else first
+            row.update(design_columns(row[DESIGN], row["margin"], row["_kind"], level))
+            decided.append(row)
+    return pd.DataFrame(decided, columns=COLUMNS)

@@ -5,7 +5,9 @@ is copied by hand.
 A page has one section per paper: paper A (``A-*`` tables, ``findings``,
 ``tuning_methods``), paper B (``B-*``) and paper A vs paper B (``AB-*``). Each
 section starts with its findings tables (a stem containing ``findings``: every claim,
-its effect, interval and verdict), then the other tables in the order given. Every
+its effect, interval and verdict; before each, its claims in brief, the primary family
+first, each with a sentence of its design report), then the other tables in the order
+given. Every
 column a table has is rendered (floats as :func:`skillneurons.reporting.tables.markdown`
 writes them), so a column the verdict engine adds appears without a change here. A
 table's heading is the title line of the Markdown table written beside its CSV
@@ -59,9 +61,60 @@ def table_title(csv_path: Path) -> str:
 
 
 def table_section(csv_path: Path) -> str:
-    """One table of a page: a heading, where it comes from, and every column it has."""
+    """One table of a page: a heading, where it comes from, and every column it has;
+    a findings table is preceded by its claims in brief (:func:`claims_section`)."""
     frame = pd.read_csv(csv_path, keep_default_na=False, na_values=[""])
-    return f"### {table_title(csv_path)}\n\n`tables/{csv_path.name}`\n\n{markdown(frame)}"
+    table = f"### {table_title(csv_path)}\n\n`tables/{csv_path.name}`\n\n{markdown(frame)}"
+    return f"{claims_section(frame)}\n{table}" if "family" in frame else table
+
+
+def _number(value: float) -> str:
+    return f"{value:+.4f}" if pd.notna(value) else "-"
+
+
+def design_sentence(row: pd.Series) -> str:
+    """What decides (or would decide) a claim, from its design report: where its
+    variance comes from, and the runs or test samples per task at which it would be
+    decided with 80% probability were its effect twice its margin (an equivalence claim:
+    were it 0)."""
+    shares = [row.get(f"share_{n}") for n in ("runs", "draws", "samples")]
+    where = ""
+    if all(pd.notna(s) for s in shares):
+        parts = [f"{100 * s:.0f}% {n}" for s, n in zip(shares, ("runs", "draws", "samples"),
+                                                        strict=True) if s >= 0.005]  # fmt: skip
+        where = f"Variance: {', '.join(parts)}. "
+    if row["verdict"] in ("inconclusive",) or str(row["verdict"]).startswith("not"):
+        sizes = []
+        if pd.notna(row.get("runs_needed")):
+            sizes.append(f"{int(row['runs_needed'])} runs")
+        if pd.notna(row.get("samples_needed")):
+            sizes.append(f"{int(row['samples_needed'])} test samples per task")
+        if sizes:
+            return where + f"Decided at 80% power with {' or '.join(sizes)}."
+        if row["verdict"] == "inconclusive":
+            return where + "No size projected (runs not replicated, or out of reach)."
+        return where.strip()
+    power = row.get("power")
+    return where + (f"Power at twice the margin: {power:.2f}." if pd.notna(power) else "")
+
+
+def claims_section(frame: pd.DataFrame) -> str:
+    """A findings table's claims in brief, primary family first: verdict, estimate,
+    interval, margin and :func:`design_sentence`."""
+    lines = []
+    for family, rows in frame.groupby("family", sort=False):
+        lines.append(f"**{str(family).capitalize()} claims** (Holm within the family)\n")
+        lines.append("| claim | key | verdict | estimate | interval | margin | design |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for _, row in rows.iterrows():
+            interval = f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
+            lines.append(
+                f"| {row['claim']} | `{row['key']}` | {row['verdict']} | "
+                f"{_number(row['estimate'])} | {interval} | {row['margin']:.3g} | "
+                f"{design_sentence(row)} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 def results_page(model: str, tables: Sequence[str | os.PathLike]) -> str:

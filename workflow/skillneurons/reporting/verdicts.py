@@ -3,8 +3,9 @@
 One HTML fragment per model, ``results/{model}/verdicts.html``, that
 ``workflow/report/workflow.rst`` inserts at the top of the report's landing page (a
 ``raw`` directive with ``:file:``): one table per paper (A, B) and one for the A-vs-B
-claims, each row a claim of the findings tables (:mod:`skillneurons.reporting.findings`)
-with its verdict (coloured as :data:`skillneurons.reporting.style.VERDICT_COLORS`),
+claims, each row a claim of the findings tables (:mod:`skillneurons.reporting.findings`;
+the primary family first, marked) with its verdict (coloured as
+:data:`skillneurons.reporting.style.VERDICT_COLORS`),
 estimate, interval and the paper's value, and a link to the figure or table the claim
 is about. A link is the call Snakemake's report makes for its own result links
 (``javascript:app.showResultInfo('<path>')``), so a click opens the result in the
@@ -119,8 +120,11 @@ def _row(row: pd.Series, index: Mapping[tuple[str, bool], str]) -> str:
     where = html.escape(paper)
     if target is not None:
         where = f'<a href="{html.escape(result_href(target))}">{where}</a>'
+    claim = html.escape(str(row["claim"]))
+    if row.get("family") == "primary":
+        claim = f"<strong>{claim}</strong> (primary)"
     cells = [
-        html.escape(str(row["claim"])),
+        claim,
         where,
         verdict_badge(str(row["verdict"])),
         _number(float(row.get("estimate", np.nan))),
