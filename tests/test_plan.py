@@ -51,8 +51,8 @@ FOUR = [*THREE, "syn_agnews"]
 
 def test_default_lists(default):
     assert list(default.tasks) == FOUR and list(default.models) == ["minilm"]
-    # the controls take forward passes only: six trials beside prompt tuning's three
-    assert default.trials == [0, 1, 2] and default.control_trials == list(range(6))
+    # the controls take forward passes only: four trials beside prompt tuning's three
+    assert default.trials == [0, 1, 2] and default.control_trials == list(range(4))
     assert default.gguf_models == {} and default.model_files("minilm") == []
     # tasks: auto takes the first sentiment task for both stages, and says so
     assert default.auto_choices == {
@@ -101,7 +101,7 @@ def test_default_paths(default):
     assert default.control_files("minilm", "random_model") == [
         f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
         for task in FOUR
-        for trial in range(6)
+        for trial in range(4)
     ]
     splits = default.split_files()
     assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks

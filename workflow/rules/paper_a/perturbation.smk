@@ -88,7 +88,8 @@ rule perturbation_curves:
 
 
 # §4.2's central claim as the paper ran it: PLAN.paper_perturbation's noise, the task's
-# own order against uniform random orders (and layer-matched ones, ours).
+# own order against uniform random orders (no layer-matched ones: ours, at the configured
+# noise, in the file above).
 use rule perturbation_curves as perturbation_paper_design with:
     input:
         model=model_files,
@@ -113,8 +114,8 @@ use rule perturbation_curves as perturbation_paper_design with:
         settings=PLAN.paper_perturbation,
         trials=PLAN.trials,
         seeds=[config["seed"] + trial for trial in PLAN.trials],
-        layer_matched_orders=config["perturbation"]["layer_matched_orders"],
-        uniform_orders=config["perturbation"]["uniform_orders"],
+        layer_matched_orders=0,
+        uniform_orders=PLAN.uniform_orders,
         scope=config["ranking"]["scope"],
         test_samples=config["perturbation"]["test_samples"],
         subset_seed=config["seed"],

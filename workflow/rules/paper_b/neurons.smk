@@ -107,7 +107,7 @@ rule deactivation:
 rule zero_shot:
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(PLAN.part_one_tasks(w.kind)),
+        splits=lambda w: PLAN.scored_split_files(PLAN.zero_shot_tasks(w.kind)),
     output:
         "results/{model}/paper_b/{kind}/zero_shot.parquet",
     log:
@@ -122,7 +122,7 @@ rule zero_shot:
         runtime=60,
     params:
         model=lambda w: PLAN.models[w.model],
-        scorers=lambda w: PLAN.scorer_params(PLAN.part_one_tasks(w.kind)),
+        scorers=lambda w: PLAN.scorer_params(PLAN.zero_shot_tasks(w.kind)),
     script:
         "../../scripts/paper_b/zero_shot.py"
 

@@ -20,9 +20,8 @@ the paper's design                          area under the own-order curve, mean
                                             0.1 absolute, one draw per sample at every
                                             position); trials > random orders > test
                                             samples (per task)
-... ours: three further designs             layer-matched random orders at the paper's
-                                            noise; uniform and layer-matched random orders
-                                            at the configured noise (1 neuron std)
+... ours: two further designs               uniform and layer-matched random orders at
+                                            the configured noise (1 neuron std)
 same-type tasks correlate (§4.3, A-F5)      mean Spearman of same-type minus cross-type task
                                             pairs (layer means); tasks
 same-type importance (§4.3, A-F6)           mean z-scored importance of same-type minus
@@ -95,19 +94,7 @@ TOP_PAPER = Claim(
     margin_basis=AREA_BASIS,
     key="central",
 )
-TOP_PAPER_MATCHED = Claim(
-    "perturbing a task's top skill neurons hurts more than layer-matched random neurons, "
-    "at the paper's noise",
-    "§4.2, A-F4/A-F11 (ours: the layer-matched control at the paper's noise)",
-    "area(layer-matched random) - area(own order), mean over evaluation tasks; the "
-    "paper's noise (perturbation.paper_sigma in absolute units)",
-    "trials, random orders, test samples of each task",
-    "own order below random at every rate (Figure 4)",
-    margin=AREA_MARGIN,
-    margin_basis=AREA_BASIS,
-    key="central_matched",
-)
-#: The same two comparisons under the configured noise (perturbation.sigma, unit, ...:
+#: Two comparisons under the configured noise (perturbation.sigma, unit, ...:
 #: the design of the figures; by default 1 neuron std, which means the same on models
 #: whose activations have different scales).
 TOP_UNIFORM = Claim(
@@ -663,7 +650,6 @@ def findings_table(
         comparable_claim(*accuracies, settings),
         *baseline_claims(held_out or {}, settings),
         gap_claim(TOP_PAPER, paper, "random", settings),
-        gap_claim(TOP_PAPER_MATCHED, paper, LAYER_MATCHED, settings),
         gap_claim(TOP_UNIFORM, curves, "random", settings),
         gap_claim(TOP, curves, LAYER_MATCHED, settings),
         correlation_claim(scores, task_types, settings),

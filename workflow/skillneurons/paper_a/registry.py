@@ -45,7 +45,6 @@ CLAIMS = {
     "prompts_vs_max": "§4.1, A-F3: prompts find more predictive neurons than Max.",
     "central": "§4.2, A-F4: perturbing the top skill neurons hurts more than random "
     "neurons (the paper's design)",
-    "central_matched": "§4.2: ... than layer-matched random neurons, the paper's noise (ours)",
     "central_configured": "§4.2: ... than random neurons, the configured noise (ours)",
     "central_configured_matched": "§4.2: ... than layer-matched random neurons, the "
     "configured noise (ours)",

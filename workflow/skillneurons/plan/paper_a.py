@@ -36,6 +36,12 @@ class PaperAPlan:
         #: §4.2's design as the paper ran it (rule perturbation_paper_design): Gaussian
         #: noise of perturbation.paper_sigma in absolute units, one draw per sample and
         #: neuron at every position (the original code's randn(batch, width) * 0.1).
+        perturbation = config["perturbation"]
+        #: Uniform random orders per trial (perturbation.uniform_orders, null: as many as
+        #: the layer-matched ones).
+        self.uniform_orders = (
+            perturbation["uniform_orders"] or perturbation["layer_matched_orders"]
+        )
         self.paper_perturbation = {
             "kind": "gaussian",
             "sigma": config["perturbation"]["paper_sigma"],

@@ -100,6 +100,17 @@ class PaperBPlan:
         (paper_b.tasks) or its generation tasks (paper_b.generation.tasks)."""
         return self.generation_tasks if kind == "generation" else self.paper_b_tasks
 
+    def zero_shot_tasks(self, kind: str) -> list[str]:
+        """The tasks rule zero_shot scores on the untrained model: part 1's of ``kind``
+        and §5's groups' of that kind (a §5 task that part 1 does not train, such as the
+        default's out-of-domain topic task, needs its zero-shot score too)."""
+        grouped = (
+            [*self.generation_train, *self.generation_test]
+            if kind == "generation"
+            else [*self.train_tasks, *self.test_tasks]
+        )
+        return list(dict.fromkeys([*self.part_one_tasks(kind), *grouped]))
+
     def part_one_training(self, kind: str, stage: str) -> Mapping:
         """The training settings of a part-1 ``stage`` for tasks of ``kind``: B-T1's full
         fine-tuning on the mixture (``multitask``: paper_b.multitask, or
