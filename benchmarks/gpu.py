@@ -1,4 +1,4 @@
-"""The torch part of benchmarks/gpu.sh (issue 37, item 6): the batching curves and paper
+"""The torch part of benchmarks/gpu.sh: the batching curves and paper
 B's attribution and neuron-only training on a 7B-shaped model, on one device.
 
     python -m benchmarks.gpu [--device cuda] [--tiny] [--repeats 3] [--layers 8]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 37, item 6: what a lent GPU machine should measure, in one script under 8 minutes.
+# What a lent GPU machine should measure, in one script under 8 minutes.
 #
 #   benchmarks/gpu.sh [--device cuda|cpu] [--tiny] [--out DIR]
 #

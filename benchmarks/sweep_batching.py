@@ -2,8 +2,7 @@
 5 rates, Gaussian noise, paper A §4.2) on a prompted MiniLM-L6, all conditions in one
 forward pass per batch (:func:`skillneurons.neurons.perturbation.sweep.sweep_orders`),
 against one pass per condition
-(:func:`skillneurons.neurons.perturbation.sweep.perturbed_predictions`; issue 37,
-item 2).
+(:func:`skillneurons.neurons.perturbation.sweep.perturbed_predictions`).
 
 :func:`curve` measures the same ratio at every number of conditions of :data:`CURVE`
 (``python -m benchmarks --rows sweep_batching --curve``)."""

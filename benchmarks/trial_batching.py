@@ -2,8 +2,8 @@
 together, one forward pass of ``3 x B`` rows per step
 (:func:`skillneurons.models.trial_training.train_trials`), against the same three
 trials trained one after the other (:func:`skillneurons.models.training.train`), on
-MiniLM-L6 with dev evaluations half way and at the last step (issue 37, item 1; a lone
-last-step evaluation would be skipped by both, :func:`skillneurons.models.training.train`).
+MiniLM-L6 with dev evaluations half way and at the last step (a lone last-step
+evaluation would be skipped by both, :func:`skillneurons.models.training.train`).
 
 :func:`curve` measures the same ratio at every ``k`` of :data:`CURVE` (``python -m
 benchmarks --rows trial_batching --curve``): where the ratio stops falling, larger

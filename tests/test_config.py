@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from skillneurons.code_map import MARKERS, code_map, first_line, modules
 from skillneurons.config import (
     FIGURE_TABLE,
     ConfigError,
@@ -181,6 +182,28 @@ def test_readme_figure_table_matches_the_registries():
                 assert f"`{made.rule}` ({folder}/" in line, (output.id, made.rule)
 
 
+def test_the_code_map_of_the_development_docs_is_the_package():
+    """Every module of the library, with the first sentence of its docstring: the map in
+    docs/development.md is what the package is (regenerate with: make docs)."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    begin, end = MARKERS
+    assert text.split(begin, 1)[1].split(end, 1)[0] == code_map(), "regenerate: make docs"
+    listed = {module for module, _ in modules()}
+    on_disk = {
+        path.relative_to(ROOT / "workflow").as_posix()
+        for path in (ROOT / "workflow" / "skillneurons").rglob("*.py")
+    }
+    assert listed == on_disk and "skillneurons/paper_b/continual.py" in listed
+
+
+def test_first_line_is_a_docstrings_first_sentence(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('"""Soft prompts (paper A, Eq. 1): they\nwrap. More text.\n\nBody."""\n')
+    assert first_line(module) == "Soft prompts (paper A, Eq. 1): they wrap."
+    module.write_text("x = 1\n")
+    assert first_line(module) == "-"
+
+
 def test_every_registered_rule_is_defined_in_a_rule_file():
     defined = rule_files()
     for output in PAPER_A + PAPER_B:
@@ -193,7 +216,13 @@ def test_update_docs_writes_the_configuration_page_and_only_the_readmes_figure_t
 ):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- figure-table:begin -->\nold\n<!-- figure-table:end -->\nend\n")
+    (tmp_path / "docs").mkdir()
+    development = tmp_path / "docs" / "development.md"
+    development.write_text("map:\n<!-- code-map:begin -->\nold\n<!-- code-map:end -->\nend\n")
     update_docs(tmp_path)
+    assert development.read_text() == (
+        "map:\n<!-- code-map:begin -->\n" + code_map() + "<!-- code-map:end -->\nend\n"
+    )
     assert readme.read_text() == (
         "intro\n<!-- figure-table:begin -->\n"
         + figure_table()

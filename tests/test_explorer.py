@@ -1,4 +1,4 @@
-"""The neuron explorer (issue 39, item 4): its data from small synthetic outputs
+"""The neuron explorer: its data from small synthetic outputs
 (ranks, top sets, histograms, effects), its place in the DAG, and the page in headless
 Chromium (skillneurons.reporting.explorer_data, .explorer_page)."""
 

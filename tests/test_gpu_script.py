@@ -1,4 +1,4 @@
-"""benchmarks/gpu.sh (issue 37, item 6) on CPU with tiny sizes: the script a lent GPU
+"""benchmarks/gpu.sh on CPU with tiny sizes: the script a lent GPU
 machine runs gets through every step (a check of the code path; it measures nothing)."""
 
 import os

@@ -1,4 +1,4 @@
-"""Perturbation conditions batched into one forward pass equal one pass each (issue 37,
+"""Perturbation conditions batched into one forward pass equal one pass each (
 item 2): skillneurons.neurons.hooks.GroupedEdit and
 skillneurons.neurons.perturbation.sweep.grouped_predictions."""
 

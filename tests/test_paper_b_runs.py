@@ -1,5 +1,5 @@
 """Paper B's training runs (config ``paper_b.runs``): every run of a compared training is
-computed by one job of its condition (issue 37), so raising the runs from 1 to 2
+computed by one job of its condition, so raising the runs from 1 to 2
 schedules each training's job once, writing both runs' folders (run 0's recomputed as
 it was), and the outputs that gather every run.
 

@@ -126,7 +126,7 @@ def test_deactivation_of_either_kind_goes_through_its_scorer(kind):
 
 
 def test_classification_conditions_batched_score_as_one_pass_each():
-    # B-T1's conditions of a classification task in few passes (issue 37, item 2)
+    # B-T1's conditions of a classification task in few passes
     loaded = tiny("masked_lm", word_tokenizer())
     generator = torch.Generator().manual_seed(1)
     with torch.no_grad():  # larger weights, so that deactivation changes predictions

@@ -297,7 +297,7 @@ def test_evaluation_steps_by_hand():
 
 
 def test_one_evaluation_at_the_last_step_is_skipped_and_the_last_state_kept():
-    # eval_every >= max_steps: the only evaluation would select nothing (issue 37), so
+    # eval_every >= max_steps: the only evaluation would select nothing, so
     # evaluate is never called; theta ends at about 0.1 x 7 (dev accuracy 0.5 there,
     # where step 5's state had 1.0: nothing is restored).
     model = ThresholdClassifier([0.25, 0.45, 0.65, 0.85])

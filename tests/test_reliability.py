@@ -131,7 +131,7 @@ def test_failing_job_log_names_rule_task_and_cause_and_others_finish(run_copy):
     assert result.returncode != 0
     assert (run_copy / ranking).exists(), "--keep-going did not finish the independent job"
     assert not (run_copy / baseline).exists()
-    # one job dumps every trial of the task (issue 37): its failure line carries the mark
+    # one job dumps every trial of the task: its failure line carries the mark
     # of the trial that was running when it failed
     log = (run_copy / f"logs/{MODEL}/activations/syn_tweet.log").read_text()
     failure = next(line for line in log.splitlines() if " failed " in line)

@@ -1,5 +1,5 @@
 """The Snakemake report of the complete smoke run as a reader's browser shows it
-(issue 39, item 5): its first page, rendered by headless Chromium, lists every claim of
+its first page, rendered by headless Chromium, lists every claim of
 the findings tables with its verdict."""
 
 import html

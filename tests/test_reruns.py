@@ -82,7 +82,7 @@ def test_a_third_trial_reruns_no_job_of_the_first_two(run_copy):
     assert {job.rule for job in new} >= {"prompt_tuning", "prompt_tuning_trial"}
     old = [job for job in jobs if job.trials - {trials}]
     assert old == [], f"jobs of existing trials rerun: {old}"
-    # the dumps are one job per task for every trial (issue 37): they rerun whole
+    # the dumps are one job per task for every trial: they rerun whole
     assert sorted(job.task for job in jobs if job.rule == "dump_activations") == sorted(
         smoke["tasks"]
     )

@@ -1,5 +1,5 @@
 """Several runs (paper-B training runs, prompt-tuning trials) in one job, each computing
-what a job of its own computed (issue 37): the random state each run starts from, a
+what a job of its own computed: the random state each run starts from, a
 freshly loaded model per run, and the job log's lines marked with the run."""
 
 from __future__ import annotations

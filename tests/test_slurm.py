@@ -53,7 +53,7 @@ SLURM_TARGETS = [f"results/minilm-l2/rankings/{TASK}.parquet", f"{LAUNCHED}.parq
 # The submissions, in the SLURM log folder of each rule (a group job's: its group's).
 SUBMITTED = {
     "rule_prompt_tuning": 2,
-    "rule_dump_activations": 1,  # one job dumps both trials (issue 37)
+    "rule_dump_activations": 1,  # one job dumps both trials
     "group_rankings_rank_neurons": 1,
     f"rule_{LAUNCHED_RULE}": 1,
 }

@@ -1,4 +1,4 @@
-"""Prompt-tuning trials in passes (skillneurons.plan.passes; issue 37): which trials one
+"""Prompt-tuning trials in passes (skillneurons.plan.passes): which trials one
 job trains together, and, on dry runs of the smoke config's DAG, that adding trials
 reruns no job of a pass that is already complete (the scenario of the slow
 tests/test_reruns.py::test_a_third_trial_reruns_no_job_of_the_first_two, at
@@ -120,7 +120,7 @@ def test_adding_trials_reruns_no_job_of_a_complete_pass(sandbox, per_pass, befor
     for rule in ("prompt_tuning_trial", "prompt_tuning_random_words_trial"):
         assert {trial for job in jobs if job.rule == rule for trial in job.trials} == rerun
     assert not [job for job in jobs if job.trials & kept], "a complete pass reran"
-    # the dumps: one job per task (and draw) for every trial (issue 37), so they rerun
+    # the dumps: one job per task (and draw) for every trial, so they rerun
     # whole, the kept trials' files recomputed as they were
     dumps = [job for job in jobs if job.rule in DUMP_RULES]
     assert len(dumps) == 2, dumps

@@ -1,5 +1,5 @@
 """Prompt-tuning trials trained together in one pass equal the trials run one by one
-(issue 37, item 1; skillneurons.models.trial_training)."""
+(skillneurons.models.trial_training)."""
 
 import pandas as pd
 import pytest

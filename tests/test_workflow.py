@@ -42,7 +42,7 @@ def test_dry_run_builds_the_dag(sandbox, configfile):
         assert re.search(rf"^{rule}\s+[1-9]\d*$", output, re.MULTILINE), (rule, output)
 
 
-#: Rules whose job computes every run (paper_b.runs) or trial of a condition (issue 37),
+#: Rules whose job computes every run (paper_b.runs) or trial of a condition,
 #: with their jobs on the default config: one per task, multi-task kind, paper-B
 #: condition.
 MERGED = {
@@ -95,7 +95,7 @@ def test_three_runs_and_trials_add_no_job_to_the_merged_rules(sandbox):
     trial_jobs = {"prompt_tuning": 8, "prompt_tuning_trial": 8}
     trial_jobs |= {"prompt_tuning_random_words": 13, "prompt_tuning_random_words_trial": 13}
     assert one["dump_activations_random_words"] == 5
-    # (one job per run and trial, before issue 37, added (3 - 1) x 35 more)
+    # (one job per run and trial, as the rules once had, added (3 - 1) x 35 more)
     assert grown == {**trial_jobs, "dump_activations_random_words": 1, "total": 43}, grown
     # the default: the 3 trials of a task train in one pass (trials_per_pass 3), and
     # the 3 draws' controls are the 3 main trials (no control is retrained)

@@ -19,6 +19,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from skillneurons import code_map
 from skillneurons.data.generation_splits import GENERATION_TASKS
 from skillneurons.data.tasks import TaskError, TaskSpec, resolve_tasks
 from skillneurons.models.label_words import task_label_words
@@ -315,13 +316,20 @@ def _replace_between(text: str, markers: tuple[str, str], table: str, path: Path
 
 def update_docs(root: str | Path) -> None:
     """Rewrite the generated docs under ``root``: ``docs/configuration.md``
-    (:func:`configuration_page`) and the README's figure table between its markers
-    (:func:`figure_table`)."""
+    (:func:`configuration_page`), the README's figure table between its markers
+    (:func:`figure_table`) and the code map of ``docs/development.md``
+    (:func:`skillneurons.code_map.code_map`)."""
     root = Path(root)
     (root / "docs").mkdir(exist_ok=True)
     (root / "docs" / "configuration.md").write_text(configuration_page())
     readme = root / "README.md"
     readme.write_text(_replace_between(readme.read_text(), FIGURE_TABLE, figure_table(), readme))
+    development = root / "docs" / "development.md"
+    development.write_text(
+        _replace_between(
+            development.read_text(), code_map.MARKERS, code_map.code_map(), development
+        )
+    )
 
 
 if __name__ == "__main__":  # python -m skillneurons.config [ROOT]

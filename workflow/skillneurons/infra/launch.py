@@ -1,5 +1,5 @@
 """Start a rule's script as the processes of one data-parallel job (paper B's training
-of 7B models, which outgrows one GPU; issue 18).
+of 7B models, which outgrows one GPU).
 
 A training rule's world size is read from the job's resources, which the SLURM profile
 sets (``profiles/slurm-llm``): ``gpu``, the GPUs of the job (SLURM's ``--gpus``), one

@@ -1,5 +1,4 @@
-"""Several runs of one computation in one job, each as if it were a job of its own
-(issue 37).
+"""Several runs of one computation in one job, each as if it were a job of its own.
 
 A job that loads a model pays seconds of imports before it computes anything, so a rule
 computes every training run of a paper-B condition (``paper_b.runs``) or every

@@ -2,7 +2,7 @@
 
 The backbone is frozen and the trials differ only in their soft prompts, so ``k``
 trials' batches can go through the model as one batch of ``k x B`` rows, each row with
-its own trial's prompts (issue 37). :class:`StackedPrompts` holds the trials' prompts as
+its own trial's prompts. :class:`StackedPrompts` holds the trials' prompts as
 one parameter ``[k, l, hidden]``; a batch is a list of row groups of equal size, group
 ``j`` read with the prompts of trial ``trials[j]``. Gradients of a trial's prompts come
 only from its own rows, and Adam is per entry, so one Adam over the stacked parameter

@@ -5,9 +5,9 @@ which parameters have ``requires_grad=True``; :func:`train` optimises exactly th
 with Adam, evaluates on dev every ``eval_every`` steps, keeps the best state, and
 stops after ``patience`` evaluations without improvement (paper: 6). A run whose only
 evaluation would fall on its last step (``eval_every >= max_steps``) is not evaluated:
-that evaluation could neither select a state nor stop the run (issue 37: evaluation
-only as often as the stopping rule needs), so the last state is kept and its dev
-accuracy is not measured (NaN).
+that evaluation could neither select a state nor stop the run (evaluation only as
+often as the stopping rule needs), so the last state is kept and its dev accuracy is
+not measured (NaN).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Prompt-tuning trials of one task trained together, one forward pass per step
-(paper A, §2.1 and appendix B; issue 37).
+(paper A, §2.1 and appendix B).
 
 :func:`train_trials` runs :func:`skillneurons.models.training.train`'s loop for ``k``
 trials of a :class:`skillneurons.models.stacked_prompts.StackedPrompts` at once. Each

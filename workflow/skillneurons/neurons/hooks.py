@@ -218,7 +218,7 @@ class GroupedEdit:
     """Edits of one layer that differ by row group: a batch of ``groups x n`` rows, one
     condition's ``n`` rows after another, where group ``g`` edits the neurons
     ``chosen[g]`` (bool ``[groups, width]``) and leaves the others bit-identical. Several
-    perturbation conditions then go through one forward pass (issue 37).
+    perturbation conditions then go through one forward pass.
 
     ``mode`` is ``"add"`` or ``"set"``; ``value`` is a scalar, a tensor broadcastable to
     ``[n, len(positions), width]`` (one value per neuron of the layer), or a callable

@@ -1,4 +1,4 @@
-"""Prompt-tuning trials in passes (paper A, §2.1; issue 37): which trials one job trains
+"""Prompt-tuning trials in passes (paper A, §2.1): which trials one job trains
 together.
 
 With ``k`` trials per pass, pass ``g`` holds trials ``g*k .. g*k+k-1`` (the last one

@@ -1,4 +1,4 @@
-"""The neuron explorer's data (issue 39, item 4): per task, the top neurons of paper A and
+"""The neuron explorer's data: per task, the top neurons of paper A and
 paper B side by side, each with its test activations by label, from a run's outputs.
 
 Read, never recomputed (no model is loaded):

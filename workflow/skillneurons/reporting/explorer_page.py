@@ -1,4 +1,4 @@
-"""The neuron explorer's page (issue 39, item 4): ``results/{model}/explorer/``, a
+"""The neuron explorer's page: ``results/{model}/explorer/``, a
 self-contained static page that needs no network.
 
 - ``index.html`` with its stylesheet and script inlined (``explorer_assets/``: plain

@@ -1,4 +1,4 @@
-"""The verdict summary: the first page of the Snakemake report (issue 39, item 3).
+"""The verdict summary: the first page of the Snakemake report.
 
 One HTML fragment per model, ``results/{model}/verdicts.html``, that
 ``workflow/report/workflow.rst`` inserts at the top of the report's landing page (a

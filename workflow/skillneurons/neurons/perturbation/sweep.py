@@ -6,7 +6,7 @@
 first ``round(rate * N)`` neurons of every order
 (:mod:`skillneurons.neurons.perturbation.orders`) at every rate and returns the curve
 table (:mod:`skillneurons.neurons.perturbation.curve_table`), the conditions batched
-into few forward passes (:func:`grouped_predictions`, issue 37).
+into few forward passes (:func:`grouped_predictions`).
 """
 
 from __future__ import annotations
