@@ -11,11 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skillneurons.data.splits import write_split
 from skillneurons.infra.io import write_arrays, write_frame_parquet
 from skillneurons.neurons.activation_dump import ActivationWriter
 from skillneurons.neurons.ranking import rank_neurons, ranking_table
 from skillneurons.reporting.explorer_data import (
     TaskFiles,
+    driving_texts,
     explorer_data,
     label_histogram,
     listed_neurons,
@@ -96,9 +98,19 @@ def write_run(folder):
         columns=["task", "layer", "neuron", "measure", "direction", "rank", "token"],
     )
     words.to_parquet(folder / "words.parquet")
+    split = pd.DataFrame(
+        {
+            "idx": np.arange(5),
+            "text_a": [f"text {i}" for i in range(5)],
+            "text_b": [None, None, None, None, "second"],
+            "label": LABELS,
+        }
+    )
+    write_split(str(folder / "test_split.parquet"), split, {"label_names": ["neg", "pos"]})
     shared = {
         "test_dump": str(folder / "test.parquet"),
         "baseline": str(folder / "baseline.safetensors"),
+        "test_split": str(folder / "test_split.parquet"),
     }
     return {
         "alpha": TaskFiles(
@@ -258,6 +270,36 @@ def test_page_in_headless_chromium(explored, tmp_path):
     assert counts == [3, 2] and len(bars) == 2 * 30
     assert 'id="baseline"' in dom and 'class="here">1</span>' in dom
     assert "ct1</span>" in dom  # the top neuron's words
+    # the texts that drive neuron (1,0): highest activation first (samples 3 and 4 at
+    # 2.0, ties in sample order), lowest first at the other end, with label and value
+    lists = {
+        end: re.findall(
+            r'<li><span class="activation">([^<]+)</span><span class="label label-\d">'
+            r"([^<]+)</span><span class=\"text\">([^<]+)</span></li>",
+            dom.split(f'<ol class="texts-{end}">', 1)[1].split("</ol>", 1)[0],
+        )
+        for end in ("high", "low")
+    }
+    assert lists["high"] == [
+        ("2.000", "pos", "text 3"), ("2.000", "pos", "text 4 / second"),
+        ("-1.000", "neg", "text 0"), ("-1.000", "neg", "text 1"), ("-1.000", "neg", "text 2"),
+    ]  # fmt: skip
+    assert [text for _, _, text in lists["low"]][:3] == ["text 0", "text 1", "text 2"]
     shot = tmp_path / "explorer.png"
     headless("--virtual-time-budget=5000", "--window-size=1500,1100", f"--screenshot={shot}", url)
     assert shot.stat().st_size > 10_000
+
+
+def test_driving_texts_are_the_extremes_in_order():
+    values = np.array([0.5, 2.0, -1.0, 2.0, 0.0], dtype=np.float32)
+    texts = driving_texts(values, count=2)
+    assert texts == {"high": [[1, 2.0], [3, 2.0]], "low": [[2, -1.0], [4, 0.0]]}
+
+
+def test_task_data_lists_the_split_texts_by_dump_position(explored):
+    alpha = explored[1]["alpha"]
+    assert alpha["texts"] == [
+        ["text 0", 0], ["text 1", 0], ["text 2", 0], ["text 3", 1], ["text 4 / second", 1],
+    ]  # fmt: skip
+    top = next(row for row in alpha["rows"] if (row["layer"], row["neuron"]) == (1, 0))
+    assert [position for position, _ in top["texts"]["high"]][:2] == [3, 4]

@@ -21,10 +21,11 @@ from smoke_runs import MODEL, SMOKE
 #: claims.
 FINDINGS = ("tables/findings.csv", "tables/B-findings.csv")
 #: One row of the verdict summary's tables (skillneurons.reporting.verdicts._row) as
-#: Chromium serialises it: the claim (escaped text), the "from" cell (a link), the
-#: verdict badge.
+#: Chromium serialises it: the claim (escaped text; a primary claim's in bold, marked),
+#: the "from" cell (a link), the verdict badge.
 ROW = re.compile(
-    r'<tr><td>([^<]*)</td><td>(?:(?!</td>).)*</td><td><span class="verdict"[^>]*>([^<]*)</span>',
+    r"<tr><td>(?:<strong>)?([^<]*)(?:</strong> \(primary\))?</td><td>(?:(?!</td>).)*</td>"
+    r'<td><span class="verdict"[^>]*>([^<]*)</span>',
     re.S,
 )
 

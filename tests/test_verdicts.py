@@ -234,3 +234,10 @@ def test_primary_claims_are_marked():
     claims = re.findall(r"<tr><td>(.*?)</td>", page)
     assert claims[0] == "<strong>own order hurts</strong> (primary)"
     assert "(primary)" not in claims[1]
+
+
+def test_every_verdict_has_its_own_colour():
+    from skillneurons.reporting.findings import VERDICTS
+
+    assert set(VERDICT_COLORS) == set(VERDICTS)
+    assert len(set(VERDICT_COLORS.values())) == len(VERDICTS)

@@ -275,9 +275,11 @@ overrides single keys. Unknown keys and wrong values fail before any job runs, n
 the key. The column `config.yaml` shows the embedded default's value where it differs
 from the schema's default. Shipped configurations: `config.yaml` (CPU minutes),
 `configs/smoke.yaml` (the tests' tiny runs), `configs/smollm.yaml` (SmolLM2-135M on
-CPU), `configs/ablation.yaml` (on top of another: table A-ablation),
-`configs/paper.yaml` (paper A's settings, one GPU per job) and `configs/llm.yaml`
-(7B models, [cluster](cluster.md)).
+CPU), `configs/decisive.yaml` and `configs/decisive-smollm.yaml` (on top of
+`configs/smollm.yaml`; sized to decide the primary claims, MiniLM and SmolLM2 on CPU),
+`configs/ablation.yaml` (on top of another: table A-ablation), `configs/paper.yaml`
+(paper A's settings, one GPU per job) and `configs/llm.yaml` (7B models,
+[cluster](cluster.md)).
 
 """
 

@@ -123,7 +123,8 @@ class Plan(PaperAPlan, PaperBPlan):
 
     def explorer_inputs(self, model: str) -> dict[str, list[str]]:
         """What the neuron explorer of ``model`` reads (rule ``explorer``): every task's
-        ranking, trial 0's test dump and Eq. 3 baseline, and perturbation curves; paper
+        ranking, trial 0's test dump and Eq. 3 baseline, test split (its texts) and
+        perturbation curves; paper
         B's task-neuron files and B-T1's deactivation where paper B runs; A-T2's words
         where the configuration makes A-T2 (B-T1's: its first training run's)."""
         trial0 = f"results/{model}/activations/{{task}}/trial0"
@@ -132,6 +133,7 @@ class Plan(PaperAPlan, PaperBPlan):
         return {
             "rankings": self.task_files(model, "rankings/{task}.parquet"),
             "test_dumps": expand(f"{trial0}/test.parquet", task=list(self.tasks)),
+            "test_splits": expand("data/splits/{task}/test.parquet", task=list(self.tasks)),
             "baselines": expand(f"{trial0}/baseline.safetensors", task=list(self.tasks)),
             "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
             "task_neurons": [self.task_neuron_file(model, t) for t in self.paper_b_tasks],

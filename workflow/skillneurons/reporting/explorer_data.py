@@ -14,7 +14,12 @@ Read, never recomputed (no model is loaded):
 - paper A's perturbation curve in the task's own order (§4.2): accuracy at the first
   rate that perturbs the neuron, mean over trials;
 - B-T1's deactivation of the task's neurons (paper B §4.1), a task-level effect;
-- A-T2's words (§4.4), which exist for each task's top skill neuron only.
+- A-T2's words (§4.4), which exist for each task's top skill neuron only;
+- the test split's texts: per listed neuron the :data:`TEXTS` test texts with the
+  highest and the lowest activation at its best prompt token, with their labels (what
+  drives the neuron, the first thing a neuron page shows). The texts are per task, each
+  once; a neuron lists positions into them. Per input token activations are not dumped
+  (the dumps read the prompt tokens, §3.1), so no token is shaded.
 
 Each paper's top set is the top ``fraction`` of neurons (``paper_b.fraction``, over all
 layers or per layer by ``paper_b.scope``): paper B's set is the one B-T1 deactivates on
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from skillneurons.data.splits import read_split
 from skillneurons.infra.io import read_arrays, read_metadata
 from skillneurons.neurons.activation_dump import iter_activations
 from skillneurons.neurons.ranking import Ranking
@@ -41,6 +47,8 @@ from skillneurons.neurons.relevance_table import relevance_matrix, task_neurons
 TOP_NEURONS = 200
 #: Bins of a neuron's activation histogram.
 HISTOGRAM_BINS = 30
+#: Test texts listed per neuron at each end (highest and lowest activation).
+TEXTS = 5
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,7 @@ class TaskFiles:
     baseline: str
     task_neurons: str | None = None
     perturbation: str | None = None
+    test_split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,17 +127,43 @@ def listed_neurons(a_rank: np.ndarray, b_rank: np.ndarray | None, count: int) ->
     return np.stack(np.unravel_index(flat, a_rank.shape), axis=1).astype(np.int64)
 
 
-def dump_values(path: str, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def dump_values(path: str, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """float32 ``[samples, k]`` activations of the ``cells`` (``[k, 3]`` of ``(layer,
-    token, neuron)``) and int64 ``[samples]`` labels of a dump, streamed by batch."""
-    values, labels = [], []
-    for batch in iter_activations(path, columns=("label", "activations")):
+    token, neuron)``), int64 ``[samples]`` labels and int64 ``[samples]`` split ``idx``
+    of a dump, streamed by batch."""
+    values, labels, idx = [], [], []
+    for batch in iter_activations(path, columns=("idx", "label", "activations")):
         block = batch.activations[:, cells[:, 0], cells[:, 1], cells[:, 2]]
         values.append(block.astype(np.float32))
         labels.append(batch.labels)
+        idx.append(batch.idx)
     if not values:
-        return np.empty((0, len(cells)), dtype=np.float32), np.empty(0, dtype=np.int64)
-    return np.concatenate(values), np.concatenate(labels)
+        empty = np.empty(0, dtype=np.int64)
+        return np.empty((0, len(cells)), dtype=np.float32), empty, empty
+    return np.concatenate(values), np.concatenate(labels), np.concatenate(idx)
+
+
+def driving_texts(values: np.ndarray, count: int = TEXTS) -> dict[str, list[list]]:
+    """One neuron's test samples that drive it: ``high``, the ``count`` with the highest
+    activation (highest first), and ``low``, the ``count`` with the lowest (lowest
+    first), each ``[position, activation]`` (position in the dump's sample order; ties
+    by position)."""
+    order = np.lexsort((np.arange(len(values)), -values))
+    rising = np.lexsort((np.arange(len(values)), values))
+    return {
+        "high": [[int(i), _number(values[i])] for i in order[:count]],
+        "low": [[int(i), _number(values[i])] for i in rising[:count]],
+    }
+
+
+def split_texts(path: str, idx: np.ndarray) -> list[str]:
+    """The texts of a split file's rows ``idx``, in that order: ``text_a``, and
+    `` / text_b`` for a pair (an inference task's premise and hypothesis)."""
+    frame = read_split(path)[0].set_index("idx").loc[idx]
+    return [
+        a if pd.isna(b) else f"{a} / {b}"
+        for a, b in zip(frame["text_a"], frame["text_b"], strict=True)
+    ]
 
 
 def label_histogram(
@@ -237,7 +272,7 @@ def task_data(
     cells = listed_neurons(a_view.rank, None if b_view is None else b_view.rank, count)
     layers, neurons = cells[:, 0], cells[:, 1]
     tokens = a_view.token[layers, neurons]
-    values, labels = dump_values(files.test_dump, np.stack([layers, tokens, neurons], axis=1))
+    values, labels, idx = dump_values(files.test_dump, np.stack([layers, tokens, neurons], axis=1))
     baseline = read_arrays(files.baseline)["prompt"][layers, tokens, neurons].astype(np.float64)
     label_names = [str(name) for name in read_metadata(files.test_dump).get("label_names", [])]
     num_labels = max(len(label_names), int(labels.max(initial=-1)) + 1)
@@ -275,6 +310,7 @@ def task_data(
                     values[:, index], labels, float(baseline[index]), num_labels, bins
                 ),
                 "other": other,
+                "texts": driving_texts(values[:, index]) if files.test_split else None,
             }
         )
     return {
@@ -288,6 +324,12 @@ def task_data(
         "unperturbed": None if curves is None else unperturbed_accuracy(curves, task),
         "deactivation": None if deactivation is None else deactivation_effect(deactivation, task),
         "words": None if words is None else top_words(words, task),
+        "texts": None
+        if files.test_split is None
+        else [
+            [text, int(label)]
+            for text, label in zip(split_texts(files.test_split, idx), labels, strict=True)
+        ],
         "rows": rows,
     }
 

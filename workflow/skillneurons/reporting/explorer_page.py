@@ -122,13 +122,15 @@ def build_explorer(
             baseline=baseline,
             task_neurons=neurons.get(task),
             perturbation=curves,
+            test_split=split,
         )
-        for task, ranking, dump, baseline, curves in zip(
+        for task, ranking, dump, baseline, curves, split in zip(
             tasks,
             inputs["rankings"],
             inputs["test_dumps"],
             inputs["baselines"],
             inputs["perturbation"],
+            inputs["test_splits"],
             strict=True,
         )
     }

@@ -65,13 +65,18 @@ KEY_COLORS = {
     "ood_cross_mean": OKABE_ITO["bluish green"],
 }
 
-#: Verdict colours of the findings (the report's first page, skillneurons.reporting.verdicts).
+#: Verdict colours of the findings (the report's first page, skillneurons.reporting.verdicts):
+#: one per verdict of skillneurons.reporting.findings.VERDICTS.
 VERDICT_COLORS = {
     "holds": OKABE_ITO["bluish green"],
+    "holds, below margin": OKABE_ITO["blue"],
     "fails": OKABE_ITO["vermillion"],
+    "fails, within margin": OKABE_ITO["reddish purple"],
     "negligible": OKABE_ITO["sky blue"],
+    "comparable": OKABE_ITO["yellow"],
+    "not comparable": "#7F4F00",  # dark brown: black would match the text
     "inconclusive": OKABE_ITO["orange"],
-    "not decidable here": GREY,
+    "not decidable here": "#CCCCCC",
     "not measured": GREY,
 }
 

@@ -36,7 +36,16 @@ SECTIONS = ("Paper A: skill neurons", "Paper B: task-specific neurons", "Paper A
 #: "(generation, ...)".
 ID_PATTERN = re.compile(r"\b(AB|A|B)-([A-Z]+\d+(?:\.\d+)?|ablation)(\s*\(generation\b)?")
 #: Verdict text colours on their background (black on the light ones).
-_TEXT = {"holds": "#ffffff", "fails": "#ffffff"}
+_TEXT = {
+    verdict: "#ffffff"
+    for verdict in (
+        "holds",
+        "holds, below margin",
+        "fails",
+        "fails, within margin",
+        "not comparable",
+    )
+}
 #: Snakemake's report (9.x) shows the description on its landing page in a flex box that
 #: centres its content both ways (``items-center justify-center overflow-auto``), in a
 #: ``prose max-w-lg`` column (32rem): a description taller or wider than the window is

@@ -304,11 +304,41 @@ function topWords(row, data) {
   return box;
 }
 
+function drivingTexts(row, data) {
+  // The test texts with the highest and the lowest activation of the neuron at its best
+  // prompt token, each with its label and activation (data.texts: [text, label] by
+  // position; row.texts: [position, activation] lists).
+  const box = el("div", { class: "texts", id: "driving-texts" });
+  if (!row.texts || !data.texts) {
+    box.textContent = "The test split's texts were not read for this task.";
+    return box;
+  }
+  for (const [end, title] of [["high", "Highest activation"], ["low", "Lowest activation"]]) {
+    box.appendChild(el("h4", {}, title));
+    const list = el("ol", { class: `texts-${end}` });
+    for (const [position, activation] of row.texts[end]) {
+      const [text, label] = data.texts[position];
+      const item = el("li");
+      item.appendChild(el("span", { class: "activation" }, fmt(activation)));
+      item.appendChild(el("span", { class: `label label-${label}` }, data.label_names[label]));
+      item.appendChild(el("span", { class: "text" }, text));
+      list.appendChild(item);
+    }
+    box.appendChild(list);
+  }
+  box.appendChild(
+    el("p", { class: "note" }, `Baseline a_bsl ${fmt(row.baseline)}: above it the neuron predicts the positive side (Eq. 4). Input tokens are not shaded: the dumps hold the prompt tokens' activations only.`)
+  );
+  return box;
+}
+
 function drawPanel(row) {
   const data = window.EXPLORER.tasks[state.task];
   const panel = document.getElementById("panel");
   panel.textContent = "";
   panel.appendChild(el("h2", { id: "panel-title" }, `${state.task}: layer ${row.layer}, neuron ${row.neuron}`));
+  panel.appendChild(el("h3", {}, "Test texts that drive it"));
+  panel.appendChild(drivingTexts(row, data));
   panel.appendChild(el("h3", {}, "Activations by label"));
   for (const node of histogram(row, data.label_names)) panel.appendChild(node);
   panel.appendChild(el("h3", {}, "Place in the network"));
