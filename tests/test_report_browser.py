@@ -3,6 +3,7 @@ its first page, rendered by headless Chromium, lists every claim of
 the findings tables with its verdict."""
 
 import html
+import json
 import re
 
 import matplotlib.pyplot as plt
@@ -75,3 +76,46 @@ def test_report_first_page_lists_every_claim_in_headless_chromium(run_copy, tmp_
     counts = verdict_pixels(shot, VERDICT_COLORS)
     for verdict in {verdict for _, verdict in expected}:
         assert counts[verdict] > 200, (verdict, counts)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (Debian package chromium)")
+def test_the_explorer_of_a_run_shows_the_texts_that_drive_a_neuron(complete_run):
+    """On the smoke run's outputs: a click on the first neuron of syn_sst2's table shows
+    the test texts of its trial-0 dump with the highest activation at its best prompt
+    token, highest first, and the lowest, lowest first, each with its label."""
+    from skillneurons.data.splits import read_split
+    from skillneurons.neurons.activation_dump import iter_activations
+
+    folder = complete_run / "results" / MODEL / "explorer"
+    data_file = next((folder / "data").glob("task-*.js"))
+    prefix, _, payload = data_file.read_text().partition(" = ")
+    task = prefix.split('"')[1]
+    data = json.loads(payload.rstrip(";\n"))
+    row = data["rows"][0]
+    values, positions = [], []
+    for batch in iter_activations(
+        str(complete_run / "results" / MODEL / "activations" / task / "trial0" / "test.parquet")
+    ):
+        values.append(batch.activations[:, row["layer"], row["token"], row["neuron"]])
+        positions.append(batch.idx)
+    values, idx = np.concatenate(values).astype(np.float32), np.concatenate(positions)
+    split = read_split(str(complete_run / "data" / "splits" / task / "test.parquet"))[0]
+    text_of = dict(zip(split["idx"], split["text_a"], strict=True))
+    highest = [text_of[idx[i]] for i in np.lexsort((np.arange(len(values)), -values))[:5]]
+    lowest = [text_of[idx[i]] for i in np.lexsort((np.arange(len(values)), values))[:5]]
+    url = (folder / "index.html").as_uri() + f"#task={task}&click=0"
+    dom = headless("--virtual-time-budget=5000", "--dump-dom", url).stdout
+    shown = {
+        end: re.findall(
+            r'<span class="text">([^<]*)</span>',
+            dom.split(f'<ol class="texts-{end}">', 1)[1].split("</ol>", 1)[0],
+        )
+        for end in ("high", "low")
+    }
+    assert shown == {
+        "high": [html.escape(t, quote=False) for t in highest],
+        "low": [html.escape(t, quote=False) for t in lowest],
+    }
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    assert size < 20e6
