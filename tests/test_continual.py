@@ -28,9 +28,9 @@ from skillneurons.paper_b.continual import (
     task_feature,
     uniform_stage_weights,
 )
-from skillneurons.paper_b.findings import RUNS
+from skillneurons.paper_b.continual_report import accuracy_matrix, cl_score, forgetting
 from skillneurons.paper_b.forgetting import RetentionSamples, retention
-from skillneurons.paper_b.tables import accuracy_matrix, cl_score, forgetting
+from skillneurons.paper_b.runs import RUNS
 from tiny_models import tiny, word_tokenizer
 
 WORDS = {"sentiment": ["Negative", "Positive"], "negation": ["bad", "good"]}
@@ -406,7 +406,7 @@ def test_orders_default_to_the_configured_tasks_and_name_bad_ones():
 
 
 def test_continual_claims_compare_final_accuracies_on_the_same_samples():
-    from skillneurons.paper_b.continual_findings import continual_claims
+    from skillneurons.paper_b.continual_report import continual_claims
     from skillneurons.paper_b.runs import with_run
     from skillneurons.reporting.findings import BootstrapSettings
 

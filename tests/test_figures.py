@@ -19,15 +19,17 @@ from matplotlib.text import Text
 from conftest import ROOT
 from skillneurons.config import validate_config
 from skillneurons.neurons.perturbation.curve_table import trial_curves
-from skillneurons.paper_b.continual_findings import retention_claims
-from skillneurons.paper_b.findings import RUNS
-from skillneurons.paper_b.runs import run_means, with_run
-from skillneurons.paper_b.tables import (
+from skillneurons.paper_b.continual_report import (
     forgetting_intervals,
     forgetting_table,
+    retention_claims,
+)
+from skillneurons.paper_b.generalization_report import (
+    PROPORTION_SERIES,
     proportion_table,
     share_intervals,
 )
+from skillneurons.paper_b.runs import RUNS, run_means, with_run
 from skillneurons.reporting.figures import (
     correlation_heatmap,
     forgetting_figure,
@@ -37,7 +39,7 @@ from skillneurons.reporting.figures import (
 )
 from skillneurons.reporting.findings import BootstrapSettings, Units, bootstrap
 from skillneurons.reporting.intervals import histogram_intervals, point_intervals
-from skillneurons.reporting.style import KEY_COLORS, PALETTE, series_colors
+from skillneurons.reporting.style import KEY_COLORS, OKABE_ITO, PALETTE, series_colors
 
 SETTINGS = BootstrapSettings(resamples=200, alpha=0.05, seed=3)
 RATES = (0.0, 0.1, 0.2)
@@ -237,10 +239,10 @@ def test_share_bands_are_the_engine_interval_over_test_samples():
     )
     row = intervals[(intervals["series"] == "id_mean") & (intervals["proportion"] == 0.5)]
     assert row[["low", "high"]].iloc[0].tolist() == pytest.approx(test.interval(SETTINGS.alpha))
-    figure = proportion_figure({"cls tasks together": table}, "B-F2", intervals)
+    figure = proportion_figure({"cls tasks together": table}, "B-F2", intervals, PROPORTION_SERIES)
     axis = figure.axes[0]
     colors = [line.get_color() for line in axis.get_lines()]
-    assert colors == [KEY_COLORS["id_mean"], KEY_COLORS["ood_mean"]]
+    assert colors == [OKABE_ITO["blue"], OKABE_ITO["orange"]]
     id_band = band_edges(bands(axis)[0])
     assert id_band[50.0] == pytest.approx(tuple(row[["low", "high"]].iloc[0]))
     assert 0.0 not in id_band  # the untrained model (zero-shot) has no interval here

@@ -1,31 +1,35 @@
 """Paper B's claims and the A-vs-B claims on constructed results: a clear effect holds,
-no effect is inconclusive, a reversed effect fails (skillneurons.paper_b.findings)."""
+no effect is inconclusive, a reversed effect fails (skillneurons.paper_b.findings and the
+reports it assembles)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from skillneurons.neurons.perturbation.curve_table import LAYER_MATCHED
-from skillneurons.paper_b.evaluation import KEYS, result_row, results_frame
-from skillneurons.paper_b.findings import (
+from skillneurons.paper_b.comparison_report import comparison_claims, curve_claims
+from skillneurons.paper_b.deactivation_report import (
     DEACTIVATION_SPECIFIC,
     DEACTIVATION_VS_LAYER_MATCHED,
     DEACTIVATION_VS_RANDOM,
+)
+from skillneurons.paper_b.evaluation import KEYS, result_row, results_frame
+from skillneurons.paper_b.findings import generation_claims
+from skillneurons.paper_b.neuron_effects import (
+    diagonal_control,
+    diagonal_dominance,
+    effect_matrix,
+    random_vs_task,
+)
+from skillneurons.paper_b.neuron_training_report import (
     TRAINING,
     TRAINING_CONTROL,
     TRAINING_CONTROL_LAYER_MATCHED,
     TRAINING_SPECIFIC,
     TRAINING_VS_LAYER_MATCHED,
-    comparison_claims,
-    curve_claims,
-    diagonal_control,
-    diagonal_dominance,
-    generation_claims,
-    random_vs_task,
 )
 from skillneurons.paper_b.random_neurons import RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import run_means, with_run
-from skillneurons.paper_b.tables import effect_matrix
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings
 

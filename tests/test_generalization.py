@@ -17,44 +17,42 @@ from skillneurons.paper_b.generalization import (
     KEYS,
     controlled_overlap,
     controlled_set,
-    flat_ids,
-    from_flat,
-    overlap_rate,
-    overlap_table,
-    random_overlap,
     results_frame,
     train_neurons_of_tasks,
     training_for_share,
-    union,
     with_single_task_groups,
 )
-from skillneurons.paper_b.generalization_findings import (
+from skillneurons.paper_b.generalization_report import (
     CLS_GEN_FLAT,
     CONTROLLED_RISES,
     GENERALIZATION_RISES,
     OVERLAP_ABOVE_RANDOM,
     SPECIALIZATION_PEAK,
     controlled_claim,
+    controlled_table,
     generalization_claim,
     overlap_claims,
+    overlap_table,
     proportion_claims,
+    proportion_table,
     share_contrast,
-    similarity_claim,
 )
 from skillneurons.paper_b.groups import task_groups
 from skillneurons.paper_b.relevance import relevance_table
 from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.scorers import TaskScorer
-from skillneurons.paper_b.similarity import (
+from skillneurons.paper_b.similarity import ranked_sets, similarity, vectors
+from skillneurons.paper_b.similarity_report import (
     correlation_table,
-    ranked_sets,
-    similarity,
-    vectors,
-)
-from skillneurons.paper_b.tables import (
-    controlled_table,
     layer_similarity_table,
-    proportion_table,
+    similarity_claim,
+)
+from skillneurons.paper_b.task_neuron_sets import (
+    flat_ids,
+    from_flat,
+    overlap_rate,
+    random_overlap,
+    union,
 )
 from skillneurons.reporting.findings import BootstrapSettings
 from tiny_models import FAMILIES, tiny, word_tokenizer

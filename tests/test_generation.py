@@ -32,6 +32,7 @@ from skillneurons.models.loading import LoadedModel
 from skillneurons.models.sites import ffn_sites
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.deactivation import deactivation_results, train_multitask
+from skillneurons.paper_b.deactivation_report import deactivation_table
 from skillneurons.paper_b.generation_scoring import (
     GenerationBudget,
     encode_generation,
@@ -39,16 +40,12 @@ from skillneurons.paper_b.generation_scoring import (
     generation_prompts,
 )
 from skillneurons.paper_b.instructions import INSTRUCTIONS
+from skillneurons.paper_b.neuron_effects import effect_matrix, reference_scores
 from skillneurons.paper_b.neuron_training import neuron_training_results, zero_shot_results
+from skillneurons.paper_b.neuron_training_report import training_table
 from skillneurons.paper_b.relevance import relevance
 from skillneurons.paper_b.rouge import rouge_l_f1
 from skillneurons.paper_b.scorers import generation_scorer
-from skillneurons.paper_b.tables import (
-    deactivation_table,
-    effect_matrix,
-    reference_scores,
-    training_table,
-)
 from tiny_models import FAMILIES, word_tokenizer
 
 # ------------------------------------------------------------------------- ROUGE-L

@@ -16,12 +16,11 @@ from conftest import ROOT
 from skillneurons.config import validate_config
 from skillneurons.paper_a.importance import neuronal_importance
 from skillneurons.paper_a.tuning_methods import average_importance
-from skillneurons.paper_b.tables import (
-    effect_intervals,
-    effect_matrix,
+from skillneurons.paper_b.neuron_effects import effect_intervals, effect_matrix, reference_scores
+from skillneurons.paper_b.similarity_definitions import DEFINITIONS
+from skillneurons.paper_b.similarity_report import (
     layer_similarity_intervals,
     layer_similarity_table,
-    reference_scores,
 )
 from skillneurons.reporting.figures import (
     effect_heatmaps,
@@ -243,7 +242,8 @@ def test_similarity_bands_are_the_t_interval_over_the_models():
     layers = layer_similarity_table(similarities, groups)
     assert layers["similarity"].tolist() == pytest.approx(bands["estimate"].tolist())
     note = interval_note(bands.reset_index(), SETTINGS, "bands")
-    figure = similarity_layers_figure(layers, ["centroid"], "B-F3", bands.reset_index(), note)
+    shown = {"centroid": DEFINITIONS["centroid"]}
+    figure = similarity_layers_figure(layers, shown, "B-F3", bands.reset_index(), note)
     (band,) = [c for c in figure.axes[0].collections if len(c.get_paths())]
     ys = band.get_paths()[0].vertices[:, 1]
     assert (ys.min(), ys.max()) == pytest.approx(tuple(bands.loc[0, ["low", "high"]]))

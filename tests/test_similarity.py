@@ -12,24 +12,25 @@ import torch
 import yaml
 
 from skillneurons.config import ConfigError, load_schema, validate_config
-from skillneurons.paper_b.generalization_findings import (
-    profile_claim,
-    profile_claim_for,
-    profile_claims,
-    similarity_claim,
-)
 from skillneurons.paper_b.relevance import relevance_table
 from skillneurons.paper_b.runs import with_run
 from skillneurons.paper_b.similarity import (
     CHANCE_DRAWS,
-    DEFINITIONS,
-    PAPER_DEFINITION,
     chance_similarity,
     similarity,
     similarity_frame,
     vectors,
 )
-from skillneurons.paper_b.tables import depth_halves, layer_similarity_table, similarity_points
+from skillneurons.paper_b.similarity_definitions import DEFINITIONS, PAPER_DEFINITION
+from skillneurons.paper_b.similarity_report import (
+    depth_halves,
+    layer_similarity_table,
+    profile_claim,
+    profile_claim_for,
+    profile_claims,
+    similarity_claim,
+    similarity_points,
+)
 from skillneurons.reporting.figures import similarity_layers_figure
 from skillneurons.reporting.findings import BootstrapSettings
 
@@ -65,7 +66,7 @@ def test_the_default_similarity_tells_opposite_directions_apart():
 def test_the_set_overlap_keeps_only_its_true_name():
     schema = load_schema()["properties"]["paper_b"]["properties"]["generalization"]
     entry = schema["properties"]["similarity"]
-    assert tuple(entry["enum"]) == DEFINITIONS and entry["default"] == PAPER_DEFINITION
+    assert tuple(entry["enum"]) == tuple(DEFINITIONS) and entry["default"] == PAPER_DEFINITION
     for old, new in (("masked", "norm_weighted_overlap"), ("delta", "delta_centroid")):
         with pytest.raises(ConfigError) as error:
             validate_config({"paper_b": {"generalization": {"similarity": old}}})
@@ -125,7 +126,8 @@ def test_the_per_layer_table_marks_the_halves_and_counts_the_models():
     assert cosine["half"].tolist() == ["shallow", "shallow", "middle", "deep", "deep"]
     overlap = layers[layers["definition"] == "norm_weighted_overlap"]
     assert overlap["similarity"].tolist() == pytest.approx([0.05, 0.1, 0.25, 0.35, 0.45])
-    figure = similarity_layers_figure(layers, ["centroid", "norm_weighted_overlap"], "B-F3")
+    shown = {name: DEFINITIONS[name] for name in ("centroid", "norm_weighted_overlap")}
+    figure = similarity_layers_figure(layers, shown, "B-F3")
     first = figure.axes[0]
     assert first.get_ylabel() == "cosine of mean parameters (paper)"
     lines = [line.get_xdata() for line in first.get_lines() if line.get_linestyle() == ":"]

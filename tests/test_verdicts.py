@@ -19,7 +19,14 @@ from conftest import ROOT
 from skillneurons.config import validate_config
 from skillneurons.paper_a import findings as findings_a
 from skillneurons.paper_a.registry import PAPER_A as PAPER_A_REGISTRY
-from skillneurons.paper_b import findings as findings_b
+from skillneurons.paper_b import (
+    comparison_report,
+    continual_report,
+    deactivation_report,
+    generalization_report,
+    neuron_training_report,
+    similarity_report,
+)
 from skillneurons.paper_b.registry import PAPER_B as PAPER_B_REGISTRY
 from skillneurons.plan import Plan
 from skillneurons.reporting.findings import COLUMNS, Claim
@@ -35,6 +42,15 @@ from skillneurons.reporting.verdicts import (
     write_summary,
 )
 
+#: Paper B's report modules, each with its experiment's claims.
+PAPER_B_REPORTS = (
+    deactivation_report,
+    neuron_training_report,
+    comparison_report,
+    generalization_report,
+    similarity_report,
+    continual_report,
+)
 REPORTED = [
     ("A-F4", "results/m/figures/A-F4.png"),
     ("A-F3, A-F9", "results/m/figures/A-F3_F9.png"),
@@ -147,15 +163,16 @@ def default_plan():
 
 
 def test_every_claim_links_to_a_result_of_the_registries(default_plan):
-    """The constant claims of both findings modules (the per-method and per-baseline ones
-    are made by functions with the same ``paper`` fields) all find their result among
-    the registries' reported files; the default configuration links the ones it makes."""
+    """The constant claims of paper A's findings module and paper B's report modules
+    (the per-method and per-baseline ones are made by functions with the same ``paper``
+    fields) all find their result among the registries' reported files; the default
+    configuration links the ones it makes."""
     methods = {"method": ["adapter", "bitfit"]}
     pairs = reported_files(PAPER_A_REGISTRY, methods) + reported_files(PAPER_B_REGISTRY)
     every = link_index(pairs)
     claims = [
         value
-        for module in (findings_a, findings_b)
+        for module in (findings_a, *PAPER_B_REPORTS)
         for value in vars(module).values()
         if isinstance(value, Claim)
     ]
@@ -164,10 +181,12 @@ def test_every_claim_links_to_a_result_of_the_registries(default_plan):
     model = next(iter(default_plan.models))
     index = link_index(default_plan.reported_results(model))
     assert claim_link(findings_a.TOP.paper, index) == f"results/{model}/figures/A-F4.png"
-    assert claim_link(findings_b.A_OVER_B.paper, index) == f"results/{model}/figures/AB-F1.png"
+    assert claim_link(comparison_report.A_OVER_B.paper, index) == (
+        f"results/{model}/figures/AB-F1.png"
+    )
     # the default runs no generation task: B-T1 (generation) is not made, and its
     # claim does not link to the classification table
-    generation = findings_b.DEACTIVATION_GENERATION.paper
+    generation = deactivation_report.DEACTIVATION_GENERATION.paper
     assert claim_link(generation, index) is None
     assert claim_link(generation, every) == "tables/B-T1_generation.csv"
     assert set(default_plan.verdict_inputs(model)) == {"paper_a", "paper_b"}

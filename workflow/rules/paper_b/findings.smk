@@ -1,5 +1,5 @@
 """Paper B's findings: every claim of §4-§6 and the A-vs-B claims through the findings
-engine (skillneurons.paper_b.findings, skillneurons.paper_b.generalization_findings)."""
+engine (skillneurons.paper_b.findings, from each experiment's *_report module)."""
 
 from skillneurons.paper_b.registry import PAPER_B
 

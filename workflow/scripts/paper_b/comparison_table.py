@@ -5,8 +5,8 @@ import pandas as pd
 
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.tables import comparison_table, curve_areas_by_order, mean_row
-from skillneurons.reporting.tables import write_frame
+from skillneurons.paper_b.comparison_report import comparison_table, curve_areas_by_order
+from skillneurons.reporting.tables import mean_row, write_frame
 
 ORDERS = ["paper_a", "paper_b", "random_paper_a", "random_paper_b"]
 

@@ -8,13 +8,13 @@ import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.continual import KEYS, read_order_results
-from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import (
+from skillneurons.paper_b.continual_report import (
     continual_matrix_table,
     continual_table,
     forgetting_intervals,
     forgetting_table,
 )
+from skillneurons.paper_b.runs import run_means
 from skillneurons.reporting.figures import forgetting_figure, save_figure
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame

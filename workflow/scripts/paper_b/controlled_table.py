@@ -7,8 +7,8 @@ import pandas as pd
 from skillneurons.infra.io import read_metadata
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.generalization import KEYS
+from skillneurons.paper_b.generalization_report import controlled_table
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import controlled_table
 from skillneurons.reporting.tables import write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):

@@ -7,10 +7,10 @@ multi-task model's training runs (paper_b.runs)."""
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.deactivation_report import deactivation_table
 from skillneurons.paper_b.evaluation import KEYS
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import deactivation_table, mean_row
-from skillneurons.reporting.tables import write_frame
+from skillneurons.reporting.tables import mean_row, write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     results = pd.concat(map(pd.read_parquet, snakemake.input), ignore_index=True)

@@ -6,15 +6,16 @@ neurons are trained, and, as the controls (ours), when random neurons are traine
 each task (mean over the random draws): drawn over all layers, as paper B draws its
 random neurons, and layer-matched; trainings are the mean over their runs
 (paper_b.runs). Each cell carries the findings engine's interval over the training
-runs (> random draws) > the evaluated task's test samples (paper_b.tables.effect_intervals)."""
+runs (> random draws) > the evaluated task's test samples
+(paper_b.neuron_effects.effect_intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.neuron_effects import effect_intervals, effect_matrix, reference_scores
 from skillneurons.paper_b.random_neurons import RANDOM, RANDOM_CONDITIONS, RANDOM_LAYER_MATCHED
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import effect_intervals, effect_matrix, reference_scores
 from skillneurons.reporting.figures import effect_heatmaps, save_figure
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.intervals import interval_note

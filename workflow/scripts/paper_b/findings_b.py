@@ -1,18 +1,17 @@
 """Rule findings_b: paper B's claims of §4-§6 and the A-vs-B claims on this run, each an
 effect with its bootstrap confidence interval and verdict (skillneurons.paper_b.findings,
-skillneurons.paper_b.generalization_findings)."""
+from each experiment's report module)."""
 
 import pandas as pd
 
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.continual import read_order_results
-from skillneurons.paper_b.continual_findings import continual_claims
-from skillneurons.paper_b.findings import findings_table
+from skillneurons.paper_b.continual_report import continual_claims
+from skillneurons.paper_b.findings import findings_table, generalization_claims
 from skillneurons.paper_b.generalization import with_single_task_groups
-from skillneurons.paper_b.generalization_findings import generalization_claims, profile_claims
 from skillneurons.paper_b.relevance import read_task_neuron_tables
-from skillneurons.paper_b.tables import similarity_points
+from skillneurons.paper_b.similarity_report import profile_claims, similarity_points
 from skillneurons.reporting.curves import task_curves
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame

@@ -2,19 +2,21 @@
 together) and B-F6 (one model per task): in-domain and out-of-domain scores against the
 share of task neurons trained (paper B, §5.1, appendix A.5), each point the mean over the
 training runs (paper_b.runs), with the findings engine's interval over the training runs >
-the test samples, as the share claims resample (skillneurons.paper_b.tables.share_intervals)."""
+the test samples, as the share claims resample
+(skillneurons.paper_b.generalization_report.share_intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.generalization import KEYS, with_single_task_groups
-from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import (
+from skillneurons.paper_b.generalization_report import (
+    PROPORTION_SERIES,
     proportion_table,
-    reference_scores,
     role_series,
     share_intervals,
 )
+from skillneurons.paper_b.neuron_effects import reference_scores
+from skillneurons.paper_b.runs import run_means
 from skillneurons.reporting.figures import proportion_figure, save_figure
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame
@@ -53,13 +55,13 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     panels = {f"{name} tasks together": rows for name, rows in group.groupby("group", sort=False)}
     named = with_series(every_run, lambda group, _: f"{group} tasks together")
     figure = proportion_figure(
-        panels, params.group_title, share_intervals(named, "panel", settings)
+        panels, params.group_title, share_intervals(named, "panel", settings), PROPORTION_SERIES
     )
     save_figure(figure, output.group_png, output.group_pdf)
     panels = {f"trained on {task}": rows for task, rows in single.groupby("trained", sort=False)}
     every_sweep = with_single_task_groups(every_run, single_runs)
     named = with_series(every_sweep, lambda _, trained: f"trained on {trained}")
     figure = proportion_figure(
-        panels, params.single_title, share_intervals(named, "panel", settings)
+        panels, params.single_title, share_intervals(named, "panel", settings), PROPORTION_SERIES
     )
     save_figure(figure, output.single_png, output.single_pdf)

@@ -4,14 +4,15 @@ group against all the models and, with two groups, against its own group's) and 
 B-T4 (its correlation with the models' out-of-domain accuracy) (paper B, §5.2); every
 value the mean over the training runs (paper_b.runs). B-F3's lines carry bands: the
 findings engine's interval over the training runs > the models M_i
-(paper_b.tables.layer_similarity_intervals)."""
+(paper_b.similarity_report.layer_similarity_intervals)."""
 
 import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.similarity import correlation_table
-from skillneurons.paper_b.tables import (
+from skillneurons.paper_b.similarity_definitions import DEFINITIONS
+from skillneurons.paper_b.similarity_report import (
+    correlation_table,
     layer_similarity_intervals,
     layer_similarity_table,
     similarity_points,
@@ -31,7 +32,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     groups = {name: tuple(tasks) for name, tasks in params.groups.items()}
     layers = layer_similarity_table(similarities, groups)
     write_frame(output.layers_csv, output.layers_md, layers, params.layers_title)
-    definitions = list(dict.fromkeys(similarities["definition"]))
+    definitions = {name: DEFINITIONS[name] for name in dict.fromkeys(similarities["definition"])}
     bands = layer_similarity_intervals(runs, groups, settings)
     note = interval_note(bands, settings, "bands")
     figure = similarity_layers_figure(layers, definitions, params.layers_title, bands, note)

@@ -8,9 +8,9 @@ import pandas as pd
 
 from skillneurons.infra.runlog import job_log
 from skillneurons.paper_b.evaluation import KEYS
+from skillneurons.paper_b.neuron_training_report import training_table
 from skillneurons.paper_b.runs import run_means
-from skillneurons.paper_b.tables import mean_row, training_table
-from skillneurons.reporting.tables import write_frame
+from skillneurons.reporting.tables import mean_row, write_frame
 
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs = snakemake.input

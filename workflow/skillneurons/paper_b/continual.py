@@ -3,7 +3,7 @@ Figure 4): B-T5 and B-F4.
 
 The tasks of an order are learnt one after another, each stage starting from the model
 the previous stage left; after every stage the tasks learnt so far are tested. Methods
-(the keys of :data:`skillneurons.paper_b.tables.CONTINUAL_NAMES`, their one registry):
+(the keys of :data:`skillneurons.paper_b.continual_report.CONTINUAL_NAMES`, their one registry):
 
 ``seqft``     full fine-tuning on each task in turn (the word embeddings frozen, as in
               the multi-task model);
@@ -61,7 +61,7 @@ Results (``results/{model}/paper_b/continual/run{r}/{order}/*.parquet``, one fol
 training run of config ``paper_b.runs``): ``run``, ``method``, ``stage`` (1-based:
 tested after learning the first ``stage`` tasks), ``stage_task`` (the task learnt at
 that stage), ``eval_task``, ``accuracy`` and ``correct`` (bool per test sample);
-:func:`skillneurons.paper_b.tables.accuracy_matrix` turns them into ``a_ij``.
+:func:`skillneurons.paper_b.continual_report.accuracy_matrix` turns them into ``a_ij``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
-"""Forgetting FG_j (paper B, §6, Eq. 5): how much of its earlier tasks an order keeps.
+"""Forgetting FG_j (paper B, §6, Eq. 5; B-F4): how much of its earlier tasks an order keeps.
 
 ``FG_j = 1/(j-1) Σ_{i<j} a_ij / A_i`` for every stage ``j >= 2``, ``a_ij`` the test
 accuracy on task ``i`` after stage ``j`` and ``A_i`` per-task FT's (task ``i``'s own
 model). Despite its name a retention ratio: higher is better (paper B-spec 20).
 
 :func:`retention` is the one place Eq. 5 is computed: from a matrix of accuracies
-(B-F4's table, :func:`skillneurons.paper_b.tables.forgetting_table`) and, through
-:class:`RetentionSamples`, from the per-sample results on the training runs and test
-samples a findings draw picks (B-F4's bands,
-:func:`skillneurons.paper_b.tables.forgetting_intervals`, and its claims,
-:func:`skillneurons.paper_b.continual_findings.retention_claims`): each training run
+(B-F4's table, :func:`skillneurons.paper_b.continual_report.forgetting_table`) and,
+through :class:`RetentionSamples`, from the per-sample results on the training runs and
+test samples a findings draw picks (B-F4's bands,
+:func:`skillneurons.paper_b.continual_report.forgetting_intervals`, and its claims,
+:func:`skillneurons.paper_b.continual_report.retention_claims`): each training run
 against its own per-task FT, the mean over the drawn runs.
 """
 

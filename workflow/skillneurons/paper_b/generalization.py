@@ -1,5 +1,5 @@
 """Generalization and specialization through task neurons (paper B, §5.1, appendices
-A.5-A.7): B-F2, B-F6, B-T8 and B-T9..B-T11.
+A.5-A.7): the trainings of B-F2, B-F6 and B-T9..B-T11.
 
 Paper B splits its tasks into groups (Table 3): classification (``cls``) and, on a
 causal LM, generation (``gen``), each with training (in-domain) tasks and out-of-domain
@@ -21,7 +21,9 @@ classification, ROUGE-L F1 for generation), so one training is scored on both gr
   sets and the union ``N_y`` of the test tasks', and the share ``|N_x ∩ N_y| / |N_x|``
   of the training tasks' neurons that are test-task neurons (what A.7's ``o`` measures
   of a trained set), each beside what random sets of the same sizes would give, for
-  every pair of groups;
+  every pair of groups (no training: B-T8's table and claims compare the sets of
+  :mod:`skillneurons.paper_b.task_neuron_sets` in
+  :mod:`skillneurons.paper_b.generalization_report`);
 - **B-T9..B-T11** (A.7): for a pair of groups (T9 cls -> cls, T10 gen -> gen, T11
   gen -> cls), at a fixed trained proportion ``q`` the trained set has ``|N_x(q)|``
   neurons of which a share ``o`` is drawn from the test tasks' neurons ``N_y(q)`` (all
@@ -56,7 +58,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -64,8 +65,18 @@ import pandas as pd
 from skillneurons.models.mixture import MultiTaskClassifier, TaskMixture
 from skillneurons.models.neuron_deltas import NeuronDeltas
 from skillneurons.models.training import TrainingSettings, train
-from skillneurons.neurons.relevance_table import layer_width, task_neurons
+from skillneurons.neurons.relevance_table import layer_width
 from skillneurons.paper_b.scorers import TaskScorer
+from skillneurons.paper_b.task_neuron_sets import (
+    Neurons,
+    flat_ids,
+    from_flat,
+    overlap_rate,
+    share_in,
+    top_sets,
+    union,
+    union_ids,
+)
 
 COLUMNS = (
     "experiment",
@@ -97,115 +108,6 @@ KEYS = (
     "role",
     "metric",
 )
-Neurons = Mapping[int, np.ndarray]
-
-
-def flat_ids(neurons: Neurons, width: int) -> np.ndarray:
-    """Sorted flat ids ``layer * width + neuron`` of ``{layer: indices}``."""
-    parts = [layer * width + np.asarray(chosen, np.int64) for layer, chosen in neurons.items()]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
-
-
-def from_flat(ids: np.ndarray, layers: int, width: int) -> dict[int, np.ndarray]:
-    """``{layer: sorted indices}`` of flat ids (every layer present)."""
-    ids = np.asarray(ids, np.int64)
-    return {layer: np.sort(ids[ids // width == layer] % width) for layer in range(layers)}
-
-
-def union(sets: Sequence[Neurons]) -> dict[int, np.ndarray]:
-    """The union of several neuron sets, ``{layer: sorted indices}`` over every layer
-    any of them has."""
-    layers = sorted({int(layer) for chosen in sets for layer in chosen})
-    return {
-        layer: np.unique(
-            np.concatenate([np.asarray(chosen.get(layer, []), np.int64) for chosen in sets])
-        )
-        for layer in layers
-    }
-
-
-def top_sets(
-    tables: Mapping[str, pd.DataFrame], proportion: float
-) -> dict[str, dict[int, np.ndarray]]:
-    """Each task's top ``proportion`` of neurons by relevance (over all layers)."""
-    return {task: task_neurons(table, proportion) for task, table in tables.items()}
-
-
-def union_ids(tables: Mapping[str, pd.DataFrame], proportion: float, width: int) -> np.ndarray:
-    """Sorted flat ids of the union of the tasks' top ``proportion`` sets (a group's
-    ``N_x`` or ``N_y``, A.6-A.7)."""
-    return flat_ids(union(list(top_sets(tables, proportion).values())), width)
-
-
-def overlap_rate(first: np.ndarray, second: np.ndarray) -> float:
-    """Eq. 13: ``|N_x ∩ N_y| / |N_x ∪ N_y|`` of two sets of flat ids."""
-    joint = len(np.union1d(first, second))
-    return len(np.intersect1d(first, second)) / joint if joint else float("nan")
-
-
-def share_in(first: np.ndarray, second: np.ndarray) -> float:
-    """A.7's ``o`` of a trained set: ``|N_x ∩ N_y| / |N_x|``, the share of ``first``'s
-    flat ids that are in ``second`` (the test tasks' neurons)."""
-    return len(np.intersect1d(first, second)) / len(first) if len(first) else float("nan")
-
-
-def random_overlap(size_x: int, size_y: int, total: int) -> float:
-    """The overlap rate random sets of ``size_x`` and ``size_y`` of ``total`` neurons
-    have, as the ratio of the expected intersection ``size_x size_y / total`` to the
-    expected union."""
-    shared = size_x * size_y / total
-    joint = size_x + size_y - shared
-    return shared / joint if joint else float("nan")
-
-
-#: A group of tasks: its training tasks' and its test tasks' task-neuron tables.
-Group = tuple[Mapping[str, pd.DataFrame], Mapping[str, pd.DataFrame]]
-
-
-def group_pairs(groups: Mapping[str, Group]):
-    """Every pair of groups ``a-b``, training group first: ``(pair name, the training
-    tasks' tables of a, the test tasks' tables of b)``, in the order of ``groups``."""
-    for (first, (trained, _)), (second, (_, tested)) in product(groups.items(), repeat=2):
-        yield f"{first}-{second}", trained, tested
-
-
-def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> pd.DataFrame:
-    """B-T8: for every pair of groups ``a-b`` (the training tasks of group ``a``, the test
-    tasks of group ``b``; paper B: cls-cls, cls-gen, gen-cls, gen-gen), per proportion,
-    the sizes of the two unions, their overlap rate (``overlap``: Eq. 13, the Jaccard
-    index) and that of random sets of the same sizes (``random_overlap``), and the share
-    of the training tasks' neurons that are test-task neurons (``test_share``:
-    :func:`share_in`) and that of a random set (``random_test_share``: ``|N_y| /
-    total``), all in %. Every table must cover the same neurons (one model)."""
-    shapes = {
-        (int(table["layer"].max()) + 1, layer_width(table), len(table))
-        for train, test in groups.values()
-        for table in (*train.values(), *test.values())
-    }
-    if len(shapes) != 1:
-        raise ValueError(
-            f"the groups' task neurons cover different neurons (layers, width, rows) "
-            f"{sorted(shapes)}; B-T8 compares the neurons of one model"
-        )
-    _, width, total = shapes.pop()
-    rows = []
-    for pair, trained, tested in group_pairs(groups):
-        for proportion in proportions:
-            x_ids = union_ids(trained, proportion, width)
-            y_ids = union_ids(tested, proportion, width)
-            rows.append(
-                {
-                    "pair": pair,
-                    "proportion": float(proportion),
-                    "train_neurons": len(x_ids),
-                    "test_neurons": len(y_ids),
-                    "overlap": 100 * overlap_rate(x_ids, y_ids),
-                    "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), total),
-                    "test_share": 100 * share_in(x_ids, y_ids),
-                    "random_test_share": 100 * len(y_ids) / total,
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 def controlled_set(

@@ -1,7 +1,10 @@
-"""Training only a task's neurons (paper B, §4.2, Tables 2 and 7, Figure 5 c and d):
+"""Training only a task's neurons (paper B, §4.2, Tables 2 and 7, Figure 5 c and d): the
+results of B-T2 and B-F5c/d.
+
 B-T2 and B-F5c (classification tasks), B-T2's generation rows and B-F5d (generation
-tasks), one path for both through each task's
-:class:`skillneurons.paper_b.scorers.TaskScorer`.
+tasks) take one path, through each task's
+:class:`skillneurons.paper_b.scorers.TaskScorer`; their tables and claims are in
+:mod:`skillneurons.paper_b.neuron_training_report`.
 
 A task's top ``k``% neurons by relevance on its training split, found on the base model
 (paper B's choice for training, ``results/{model}/task_neurons/{task}.parquet``;
@@ -19,7 +22,7 @@ the task's) and also scored on every task: B-T2 compares them on the trained tas
 their matrices are B-F5c/d's controls (random neurons trained on task i's data help
 task i more than task j too, so B-F5's claim is that the task's own neurons make the
 diagonal dominate more than random ones,
-:func:`skillneurons.paper_b.findings.diagonal_control`). The untrained base model gives
+:func:`skillneurons.paper_b.neuron_effects.diagonal_control`). The untrained base model gives
 ``zero_shot`` (:func:`zero_shot_results`).
 """
 

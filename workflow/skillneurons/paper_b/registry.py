@@ -1,5 +1,8 @@
-"""Paper B's figure registry and the A-vs-B comparison: every figure and table,
-its files and the rule writing it (see :mod:`skillneurons.reporting.registry`)."""
+"""Paper B's figure registry and the A-vs-B comparison: every figure and table (B-*,
+AB-*), its files and the rule writing it.
+
+The registries' types: :mod:`skillneurons.reporting.registry`.
+"""
 
 from __future__ import annotations
 
@@ -23,9 +26,10 @@ def _table_and_figure(stem: str, prefix: str) -> dict[str, str]:
 
 
 #: Paper B's and the A-vs-B claims by key (config ``findings.primary`` names the primary
-#: ones): the rows of paper B's findings table (:mod:`skillneurons.paper_b.findings`,
-#: :mod:`.continual_findings`, :mod:`.generalization_findings`); a pair of groups or the
-#: generation group adds a suffix to the claims it repeats for (``_gen``, ``_gen_cls``).
+#: ones): the rows of paper B's findings table (:mod:`skillneurons.paper_b.findings`, from
+#: each experiment's report: :mod:`.deactivation_report` ... :mod:`.continual_report`); a
+#: pair of groups or the generation group adds a suffix to the claims it repeats for
+#: (``_gen``, ``_gen_cls``).
 CLAIMS = {
     "deactivation_vs_random": "§4.1, B-T1: deactivating task neurons hurts more than random",
     "deactivation_vs_layer_matched": "§4.1, B-T1: ... than layer-matched random (ours)",

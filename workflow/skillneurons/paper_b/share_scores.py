@@ -1,8 +1,9 @@
 """Per-sample scores of paper B's share trainings over their training runs (B-F2, B-F6,
-B-T9..B-T11, §5.1 and appendices A.5, A.7): the one statistic and the one set of
-resampling units that the share claims
-(:mod:`skillneurons.paper_b.generalization_findings`) and the figures' bands
-(:func:`skillneurons.paper_b.tables.share_intervals`) share.
+B-T9..B-T11, §5.1 and appendices A.5, A.7).
+
+The one statistic and the one set of resampling units that the share claims and the
+figures' bands (:func:`skillneurons.paper_b.generalization_report.share_intervals`)
+share.
 
 Every compared model is trained once per training run (config ``paper_b.runs``: run
 ``r`` with seed + r, the ``run`` column of :mod:`skillneurons.paper_b.runs`) and tested

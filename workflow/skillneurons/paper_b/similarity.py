@@ -1,4 +1,5 @@
-"""Parameters of task neurons and generalization (paper B, §5.2): B-F3 and B-T4.
+"""Parameters of task neurons and generalization (paper B, §5.2): the models ``M_i`` and
+the similarities behind B-F3 and B-T4.
 
 One model ``M_i`` is fully fine-tuned per training task ``i``. Inside ``M_i``, per
 layer, the parameters ``P^i_i`` of the training task's neurons are compared with the
@@ -20,7 +21,8 @@ two vectors of one space, so each set's parameters are taken as one vector of th
 neurons' space, the sum of its columns; the cosine of the sums is the cosine of the
 means. It is 1 for one set against itself (as any cosine of a thing with itself) and
 uses every neuron of both sets, whatever their sizes. The definitions (config
-``paper_b.generalization.similarity``):
+``paper_b.generalization.similarity``; with their labels in B-F3:
+:data:`skillneurons.paper_b.similarity_definitions.DEFINITIONS`):
 
 ``centroid`` (default)     paper B's cosine, read as above:
                            ``cos(mean_{N_i} θ_n, mean_{N_j} θ_n)``; it depends on the
@@ -45,13 +47,13 @@ the layer (:func:`chance_similarity`). A layer's neurons share a mean direction,
 cosine of two large sets' means is high whatever the sets, and higher the larger they
 are; top-p% over all layers gives each layer its own set sizes, so a raw profile can
 rise with depth by the sizes alone. The claims
-(:mod:`skillneurons.paper_b.generalization_findings`) decide the excess
+(:mod:`skillneurons.paper_b.similarity_report`) decide the excess
 ``similarity - chance``.
 
 The profile B-F3 reads (§5.2: "at the bottom layer, the similarity remains notably low.
 When reaching a certain layer depth, similarity starts to gradually increase") is
 compared between the two halves of the layers
-(:func:`skillneurons.paper_b.tables.depth_halves`).
+(:func:`skillneurons.paper_b.similarity_report.depth_halves`).
 """
 
 from __future__ import annotations
@@ -61,7 +63,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import torch
-from scipy.stats import pearsonr, spearmanr
 
 from skillneurons.models.loading import LoadedModel
 from skillneurons.models.sites import ffn_sites, neuron_parameters
@@ -69,12 +70,8 @@ from skillneurons.models.training import TrainingSettings, train
 from skillneurons.paper_b.classifiers import unfreeze_backbone
 from skillneurons.paper_b.relevance import relevance_tables
 from skillneurons.paper_b.scorers import TaskScorer
+from skillneurons.paper_b.similarity_definitions import DEFINITIONS
 
-DEFINITIONS = ("centroid", "rank_paired", "delta_centroid", "norm_weighted_overlap")
-#: Paper B §5.2's cosine (the module docstring), the default.
-PAPER_DEFINITION = "centroid"
-#: Correlations need at least this many (model, test task) points.
-MIN_POINTS = 4
 #: Pairs of random sets behind each chance level (:func:`chance_similarity`).
 CHANCE_DRAWS = 20
 
@@ -147,7 +144,7 @@ def _compare(definition: str, rows: Rows, first: np.ndarray, second: np.ndarray)
 
 def _check(definition: str, base) -> None:
     if definition not in DEFINITIONS:
-        raise ValueError(f"similarity {definition!r} is unknown; use one of {DEFINITIONS}")
+        raise ValueError(f"similarity {definition!r} is unknown; use one of {tuple(DEFINITIONS)}")
     if definition == "delta_centroid" and base is None:
         raise ValueError("similarity 'delta_centroid' needs the base model's parameters")
 
@@ -244,47 +241,6 @@ def similarity_frame(
                     }
                 )
     return pd.DataFrame([row for task in test_tasks for row in rows[task]])
-
-
-def correlation_table(points: pd.DataFrame) -> pd.DataFrame:
-    """B-T4: per test task, Pearson's r and Spearman's rho (with p-values) between the
-    models' similarity (mean over layers) and their score on it; NaN below
-    :data:`MIN_POINTS` models. A last ``pooled`` row correlates all points after
-    centring both within each test task (so tasks' levels do not count).
-
-    ``points`` has ``trained``, ``test_task``, ``similarity`` and ``score``."""
-    rows = []
-    for task, group in points.groupby("test_task", sort=False):
-        rows.append({"test_task": task, **_correlations(group["similarity"], group["score"])})
-    centred = points.assign(
-        similarity=points["similarity"]
-        - points.groupby("test_task")["similarity"].transform("mean"),
-        score=points["score"] - points.groupby("test_task")["score"].transform("mean"),
-    )
-    rows.append({"test_task": "pooled", **_correlations(centred["similarity"], centred["score"])})
-    return pd.DataFrame(rows)
-
-
-def _correlations(x: pd.Series, y: pd.Series) -> dict:
-    keep = x.notna() & y.notna()
-    x, y = x[keep].to_numpy(), y[keep].to_numpy()
-    nan = float("nan")
-    if len(x) < MIN_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {
-            "points": len(x),
-            "pearson": nan,
-            "pearson_p": nan,
-            "spearman": nan,
-            "spearman_p": nan,
-        }
-    pearson, spearman = pearsonr(x, y), spearmanr(x, y)
-    return {
-        "points": len(x),
-        "pearson": float(pearson.statistic),
-        "pearson_p": float(pearson.pvalue),
-        "spearman": float(spearman.statistic),
-        "spearman_p": float(spearman.pvalue),
-    }
 
 
 def model_similarity(

@@ -1,4 +1,5 @@
-"""Figures, drawn from tables and arrays (nothing here computes results).
+"""Every figure of both papers (A-F*, B-F*, AB-F1), drawn from tables and arrays (nothing
+here computes results).
 
 Each function takes tables (pandas) or arrays that a library function computed and
 returns a matplotlib figure; :func:`save_figure` writes it as PNG and PDF atomically.
@@ -20,7 +21,11 @@ sized for their content and small multiples sharing axes. Comparison figures dra
 findings engine's intervals: bands around curves (:func:`perturbation_curves_figure`,
 :func:`proportion_figure`, :func:`forgetting_figure`), whiskers on bars
 (:func:`predictivity_histograms`); a correlation heatmap leaves its diagonal (1 by
-definition) out of the colour scale.
+definition) out of the colour scale. The labels paper B's figures draw for its keys
+(B-F2/B-F6's series, B-F3's similarity definitions) come with the call, from paper B's
+tables (:data:`skillneurons.paper_b.generalization_report.PROPORTION_SERIES`,
+:data:`skillneurons.paper_b.similarity_definitions.DEFINITIONS`): this layer imports
+neither paper.
 """
 
 from __future__ import annotations
@@ -464,8 +469,9 @@ def effect_heatmaps(
     were changed, columns the evaluated task, tasks grouped by type.
 
     ``matrices`` maps a panel title to a frame with ``neurons_of`` and one column per
-    task (:func:`skillneurons.paper_b.tables.effect_matrix`); ``intervals`` a panel
-    title to its cells' intervals (:func:`skillneurons.paper_b.tables.effect_intervals`:
+    task (:func:`skillneurons.paper_b.neuron_effects.effect_matrix`); ``intervals`` a
+    panel title to its cells' intervals
+    (:func:`skillneurons.paper_b.neuron_effects.effect_intervals`:
     row the task whose neurons were changed, column the evaluated task), drawn as
     :func:`_annotated_heatmap` draws ``bounds``; ``note`` goes under the figure."""
     tasks = max((len(matrix) for matrix in matrices.values()), default=4)
@@ -495,32 +501,30 @@ def _band(axis, rows: pd.DataFrame, x: str, color: str) -> None:
                       color=color, alpha=BAND_ALPHA, linewidth=0)  # fmt: skip
 
 
-#: B-F2 / B-F6's lines: table column -> legend label.
-PROPORTION_SERIES = {
-    "id_mean": "in-domain (specialization)",
-    "ood_mean": "out-of-domain, same group",
-    "ood_cross_mean": "out-of-domain, other group",
-}
-
-
 def proportion_figure(
-    panels: Mapping[str, pd.DataFrame], title: str, intervals: pd.DataFrame
+    panels: Mapping[str, pd.DataFrame],
+    title: str,
+    intervals: pd.DataFrame,
+    series: Mapping[str, str],
 ) -> plt.Figure:
     """B-F2 / B-F6: mean in-domain (specialization) and out-of-domain (generalization)
     score against the proportion of task neurons trained, one panel per trained model
-    (small multiples sharing both axes; :func:`skillneurons.paper_b.tables.
+    (small multiples sharing both axes; :func:`skillneurons.paper_b.generalization_report.
     proportion_table` rows; proportion 0 is the untrained model); the other group's
-    test tasks as a third line where scored. Bands: ``intervals``
-    (:func:`skillneurons.paper_b.tables.share_intervals` with ``panel`` the
-    panels' names) where the panel and line have them."""
+    test tasks as a third line where scored. ``series`` maps each line's column to its
+    legend label (:data:`skillneurons.paper_b.generalization_report.PROPORTION_SERIES`),
+    each line's colour its place there, the same in every panel and figure. Bands:
+    ``intervals`` (:func:`skillneurons.paper_b.generalization_report.share_intervals`
+    with ``panel`` the panels' names) where the panel and line have them."""
+    colors = series_colors(list(series))
     figure, axes = grid(len(panels), width=3.0, height=2.4, columns=4, sharex=True,
                         sharey=True, legend_rows=1)  # fmt: skip
     for axis, (name, rows) in zip(axes, panels.items(), strict=False):
         rows = rows.sort_values("proportion")
-        for column, text in PROPORTION_SERIES.items():
+        for column, text in series.items():
             if column not in rows or rows[column].isna().all():
                 continue
-            color = KEY_COLORS[column]
+            color = colors[column]
             axis.plot(100 * rows["proportion"], rows[column], marker="o", markersize=3,
                       color=color, label=text)  # fmt: skip
             band = intervals[(intervals["panel"] == name) & (intervals["series"] == column)]
@@ -533,29 +537,25 @@ def proportion_figure(
     return figure
 
 
-#: B-F3's y axis per similarity definition (skillneurons.paper_b.similarity).
-SIMILARITY_AXES = {
-    "centroid": "cosine of mean parameters (paper)",
-    "norm_weighted_overlap": "norm-weighted set overlap",
-}
-
-
 def similarity_layers_figure(
     layers: pd.DataFrame,
-    definitions: Sequence[str],
+    definitions: Mapping[str, str],
     title: str,
     intervals: pd.DataFrame | None = None,
     note: str = "",
 ):
     """B-F3: per layer, the similarity of the training task's and each test task's
-    neuron parameters, one row of panels per definition and one column per panel of
-    :func:`skillneurons.paper_b.tables.similarity_views` (a test group against all the
-    models or its own group's; :func:`skillneurons.paper_b.tables.layer_similarity_table`
-    rows); dashed, the chance level of each (random sets of the same sizes). A dotted
+    neuron parameters, one row of panels per definition of ``definitions`` (in its
+    order, each with its y-axis label:
+    :data:`skillneurons.paper_b.similarity_definitions.DEFINITIONS`) and one column per
+    panel of :func:`skillneurons.paper_b.similarity_report.similarity_views` (a test
+    group against all the models or its own group's;
+    :func:`skillneurons.paper_b.similarity_report.layer_similarity_table` rows); dashed,
+    the chance level of each (random sets of the same sizes). A dotted
     line parts the shallow half of the layers from the deep half, which the profile
     claim compares; ``centroid`` is paper B's cosine (§5.2), ``norm_weighted_overlap``
     the set overlap drawn beside it. One colour per test task across the panels. Bands:
-    ``intervals`` (:func:`skillneurons.paper_b.tables.layer_similarity_intervals`) where
+    ``intervals`` (:func:`skillneurons.paper_b.similarity_report.layer_similarity_intervals`) where
     a line has them; ``note`` (what the bands are) heads the legend below the panels."""
     views = list(dict.fromkeys(zip(layers["test_group"], layers["models"], strict=True)))
     shallow = layers.loc[layers["half"] == "shallow", "layer"]
@@ -586,7 +586,7 @@ def similarity_layers_figure(
         if len(shallow) and len(deep):
             axis.axvline((shallow.max() + deep.min()) / 2, color=GREY, linestyle=":")
         trained = "all models" if models == "all" else f"{models}-trained models"
-        label(axis, "layer (0 = bottom)", SIMILARITY_AXES.get(definition, "cosine similarity"),
+        label(axis, "layer (0 = bottom)", definitions[definition],
               f"{definition}: {test_group} tests,\n{trained}")  # fmt: skip
     legend_outside(figure, axes, columns=4, title=note_lines(figure, note) or None)
     suptitle(figure, title)
@@ -596,9 +596,9 @@ def similarity_layers_figure(
 def forgetting_figure(table: pd.DataFrame, title: str, intervals: pd.DataFrame) -> plt.Figure:
     """B-F4: FG_j (Eq. 5) against the stage ``j``, one line per method (its colour the
     same in every panel), one panel per order (small multiples sharing both axes;
-    :func:`skillneurons.paper_b.tables.forgetting_table` rows); stage 1 is 100 by
-    definition. Bands: ``intervals``
-    (:func:`skillneurons.paper_b.tables.forgetting_intervals`)."""
+    :func:`skillneurons.paper_b.continual_report.forgetting_table` rows); stage 1 is 100
+    by definition. Bands: ``intervals``
+    (:func:`skillneurons.paper_b.continual_report.forgetting_intervals`)."""
     orders = list(dict.fromkeys(table["order"]))
     colors = series_colors(list(dict.fromkeys(table["method"])))
     figure, axes = grid(len(orders), width=3.0, height=2.4, columns=3, sharex=True,

@@ -1,6 +1,8 @@
-"""The intervals the figures draw: the findings engine's bootstrap
-(:func:`skillneurons.reporting.findings.bootstrap`) at every point of a curve and every
-bar, over the units the findings' claims resample, at their level ``1 - alpha``.
+"""The intervals paper A's figures and AB-F1 draw, and the one interval paper B's bands
+use: the findings engine's bootstrap at every point and bar.
+
+Each is :func:`skillneurons.reporting.findings.bootstrap` at every point of a curve and
+every bar, over the units the findings' claims resample, at their level ``1 - alpha``.
 
 - :func:`point_intervals`: perturbation curves (A-F4, A-F11, A-F15, A-F7, A-F12, A-F13,
   AB-F1), trials > random orders > test samples (the curve claims' units, paper A
@@ -12,11 +14,11 @@ bar, over the units the findings' claims resample, at their level ``1 - alpha``.
   §4.3).
 
 Paper B's bands resample what its claims do, through the claims' own statistic:
-:func:`skillneurons.paper_b.tables.share_intervals` (B-F2, B-F6),
-:func:`skillneurons.paper_b.tables.forgetting_intervals` (B-F4),
-:func:`skillneurons.paper_b.tables.effect_intervals` (B-F5's cells) and
-:func:`skillneurons.paper_b.tables.layer_similarity_intervals` (B-F3), all with this
-module's :func:`interval`.
+:func:`skillneurons.paper_b.generalization_report.share_intervals` (B-F2, B-F6),
+:func:`skillneurons.paper_b.continual_report.forgetting_intervals` (B-F4),
+:func:`skillneurons.paper_b.neuron_effects.effect_intervals` (B-F5's cells) and
+:func:`skillneurons.paper_b.similarity_report.layer_similarity_intervals` (B-F3), all
+with this module's :func:`interval`.
 
 A heatmap's cells come as :data:`CELL_COLUMNS`, with the units each cell's interval
 resampled; :func:`interval_note` says them under the figure.

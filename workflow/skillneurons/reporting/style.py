@@ -1,12 +1,15 @@
-"""The one figure style of the reports: a colour-blind-safe palette, one colour per
-method, order kind, paper and verdict across every figure and page, and the layout
-helpers every figure function uses (legends outside the data, panel sizes).
+"""The one style of every figure and page (A-*, B-*, AB-*): a colour-blind-safe palette,
+fixed colours and the layout helpers.
+
+One colour per method, order kind, paper and verdict across every figure and page;
+legends outside the data, panels sized for their content.
 
 The palette is Okabe and Ito's (*Color Universal Design*, 2008): eight colours that
 stay distinct under the common colour-vision deficiencies. A key's colour is fixed here
 once (:data:`KEY_COLORS`), so that paper A is the same blue in AB-F1, the explorer and
 the verdict page, a task's own order the same in A-F4 and A-F11, and so on; keys
-without a fixed colour take the palette in order (:func:`series_colors`).
+without a fixed colour take the palette in order (:func:`series_colors`: B-F2's and
+B-F6's lines by their place in their series, the same in both figures).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ PALETTE = tuple(
 )
 GREY = "#999999"
 
-#: The fixed colour of every method, order kind, paper and score kind that figures share.
+#: The fixed colour of every method, order kind and paper that figures share.
 KEY_COLORS = {
     # papers, and their orders in AB-F1 (random ones dashed in the same colour)
     "paper_a": OKABE_ITO["blue"],
@@ -59,10 +62,6 @@ KEY_COLORS = {
     "layer_matched": OKABE_ITO["black"],
     "predictivity (ours)": OKABE_ITO["blue"],
     "selectivity": OKABE_ITO["orange"],
-    # paper B's scores (B-F2, B-F6)
-    "id_mean": OKABE_ITO["blue"],
-    "ood_mean": OKABE_ITO["orange"],
-    "ood_cross_mean": OKABE_ITO["bluish green"],
 }
 
 #: Verdict colours of the findings (the report's first page, skillneurons.reporting.verdicts):

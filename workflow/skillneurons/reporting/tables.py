@@ -1,13 +1,16 @@
-"""Results tables: CSV for programs, Markdown (with a title line) for people.
+"""Results tables of both papers (A-*, B-*, AB-T1): CSV for programs, Markdown (with a
+title line) for people.
 
 Every table a rule writes under ``results/{model}/tables/`` goes through
-:func:`write_frame`: the same frame as ``<id>.csv`` and ``<id>.md``, both atomically.
+:func:`write_frame`: the same frame as ``<id>.csv`` and ``<id>.md``, both atomically;
+a per-task table may end with its tasks' mean (:func:`mean_row`).
 """
 
 from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 
 from skillneurons.infra.io import atomic_path
@@ -42,3 +45,12 @@ def write_frame(
         frame.to_csv(tmp, index=False)
     with atomic_path(md_path) as tmp:
         tmp.write_text(f"# {title}\n\n{markdown(frame, floatfmt)}")
+
+
+def mean_row(frame: pd.DataFrame, label: str = "mean") -> pd.DataFrame:
+    """``frame`` with a last row of its float columns' means (task ``label``); counts
+    (integer columns) are left empty there."""
+    numeric = frame.select_dtypes(include=[np.floating]).mean()
+    return pd.concat(
+        [frame, pd.DataFrame([{"task": label, **numeric.to_dict()}])], ignore_index=True
+    )

@@ -1,4 +1,14 @@
-"""Paper B's claims of §5 and appendices A.5-A.7, decided by the findings engine.
+"""What paper B's generalization experiment reports (§5.1, A.5-A.7): the tables and claims
+of B-F2, B-F6, B-T8 and B-T9..B-T11.
+
+Named for the experiment it reports: :mod:`skillneurons.paper_b.generalization` runs its
+trainings (and imports torch); this module turns their results into the tables, the
+bands of B-F2/B-F6 (:func:`share_intervals`) and the claims, free of torch so that the
+table and findings scripts start fast, and measures B-T8 (:func:`overlap_table`: no
+training, the sets of :mod:`skillneurons.paper_b.task_neuron_sets`). One idea, one
+experiment: what training a share of the task neurons does in and out of domain. Scores
+are shown in percent (accuracy, or ROUGE-L x 100); B-F2's and B-F6's lines are the
+series :data:`ID_MEAN`, :data:`OOD_MEAN` and :data:`OOD_CROSS_MEAN`.
 
 =============================================  ============================================
 claim                                          effect; resampled
@@ -24,35 +34,17 @@ every pair of groups)                          100% minus at the smallest; train
 a larger share of test-task neurons            out-of-domain score at the largest share
 generalizes better (A.7, B-T9..B-T11; every    o minus at the smallest, mean over q; test
 controlled pair)                               samples
-similarity correlates with generalization      Pearson's r of similarity above chance and
-(§5.2, B-T4)                                   out-of-domain accuracy, centred within each
-                                               test task; (model, test task) pairs
-similarity is low in the shallow layers and    similarity above chance over the deep half
-rises after some depth (§5.2, B-F3; per test   of the layers minus over the shallow half,
-group: Figure 3a, 3c)                          mean over models and test tasks; models x
-                                               test tasks
 =============================================  ============================================
-
-Both similarity claims read the configured ``paper_b.generalization.similarity``
-(default ``centroid``, paper B's cosine: :mod:`skillneurons.paper_b.similarity`) and name
-it in their effect. Both decide the similarity above its chance level (``chance``: the
-same definition on random sets of the same sizes in the layer), since the cosine of two
-large sets' means is high by arithmetic and the sets' sizes vary with the layer and the
-model. The profile is claimed where paper B finds it (Figure 3): the
-classification tests against every model (a) and the generation tests against the
-generation-trained models (c; every model where there is no classification group);
-paper B's panel b, the generation tests against every model, has "no trend", which a
-verdict of this engine cannot state, so it is not claimed.
 
 The B-F2, B-F6 and B-T9..B-T11 rows resample the training runs of their results (config
 ``paper_b.runs``: the ``run`` column; every compared model trained once per run, run
 ``r`` with seed + r) as their top unit, the test samples (the same under every run)
-within them, and so do the similarity rows (the models M_i trained once per run). B-T8's
-rows compare the base model's task neurons, no training (``NO_TRAINING``: ``min_runs``
-does not apply); the training and test tasks are their units that replicate, and
-with fewer than :data:`MIN_TASKS` training tasks they are not decidable here.
-Rows on fewer runs than ``findings.min_runs`` stay inconclusive (the note says so),
-their intervals shown.
+within them (:mod:`skillneurons.paper_b.share_scores`, as B-F2's and B-F6's bands do).
+B-T8's rows compare the base model's task neurons, no training (``NO_TRAINING``:
+``min_runs`` does not apply); the training and test tasks are their units that
+replicate, and with fewer than :data:`MIN_TASKS` training tasks they are not decidable
+here. Rows on fewer runs than ``findings.min_runs`` stay inconclusive (the note says
+so), their intervals shown.
 
 The specialization rows are decided per trained group (the generation group's name
 ``(gen)``); scores are accuracy for classification and ROUGE-L F1 for generation, per
@@ -75,16 +67,19 @@ collapsed models.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import product
 
 import numpy as np
 import pandas as pd
 
 from skillneurons.neurons.relevance_table import layer_width
-from skillneurons.paper_b.generalization import Group, group_pairs, random_overlap, union_ids
-from skillneurons.paper_b.runs import RUNS, with_runs
 from skillneurons.paper_b.share_scores import mean_score, sample_units, score_cells
-from skillneurons.paper_b.similarity import MIN_POINTS, PAPER_DEFINITION
-from skillneurons.paper_b.tables import depth_halves
+from skillneurons.paper_b.task_neuron_sets import (
+    overlap_rate,
+    random_overlap,
+    share_in,
+    union_ids,
+)
 from skillneurons.reporting.findings import (
     NO_TRAINING,
     NOT_DECIDABLE,
@@ -96,21 +91,212 @@ from skillneurons.reporting.findings import (
     refuse,
     unavailable,
 )
+from skillneurons.reporting.intervals import interval
+
+#: B-F2's and B-F6's series, the columns of :func:`proportion_table` (B-T9's table has the
+#: first two): the mean in-domain score, the mean out-of-domain score on the trained
+#: group's own test tasks and, where scored, on the other group's.
+ID_MEAN, OOD_MEAN, OOD_CROSS_MEAN = "id_mean", "ood_mean", "ood_cross_mean"
+
+#: B-F2 / B-F6's lines: table column -> legend label.
+PROPORTION_SERIES = {
+    ID_MEAN: "in-domain (specialization)",
+    OOD_MEAN: "out-of-domain, same group",
+    OOD_CROSS_MEAN: "out-of-domain, other group",
+}
+
+
+def role_series(rows: pd.DataFrame, group: str) -> pd.Series:
+    """Which B-F2 / B-F6 line each result row of a model trained on ``group`` belongs
+    to: :data:`ID_MEAN` (in-domain), :data:`OOD_MEAN` (out-of-domain, the group's own
+    test tasks) or :data:`OOD_CROSS_MEAN` (the other group's)."""
+    own = rows["eval_group"] == group
+    series = np.where(own, OOD_MEAN, OOD_CROSS_MEAN)
+    return pd.Series(np.where(rows["role"] == "id", ID_MEAN, series), index=rows.index)
+
+
+def _role_means(rows: pd.DataFrame, group: str) -> dict[str, float]:
+    """Mean in-domain score, out-of-domain score on the trained group's own test tasks
+    and, where scored, on the other group's (:data:`OOD_CROSS_MEAN`), in %
+    (:func:`role_series`)."""
+    means = rows.groupby(role_series(rows, group))["score"].mean()
+    means = means.reindex([ID_MEAN, OOD_MEAN, *means.index.intersection([OOD_CROSS_MEAN])])
+    return {name: 100 * float(value) for name, value in means.items()}
+
+
+#: Columns of :func:`share_intervals`.
+SHARE_COLUMNS = ["panel", "series", "proportion", "estimate", "low", "high", "runs"]
+
+
+def share_intervals(
+    frame: pd.DataFrame, panel: str, settings: BootstrapSettings, scale: float = 100.0
+) -> pd.DataFrame:
+    """B-F2's and B-F6's bands: per (``panel`` column's value, ``series``,
+    ``proportion``) of trained models' result rows of every training run (``frame``:
+    those columns, ``run``, ``group``, ``trained``, ``overlap``, ``eval_task`` and
+    ``sample_scores``; ``series`` as :func:`role_series` names the lines), the mean over
+    the runs and the evaluated tasks of the mean score over their test samples, times
+    ``scale`` (points: B-F2's y axis; :func:`proportion_table`'s value of the run
+    means), with its interval over the training runs > every evaluated task's test
+    samples: the statistic and the units of the share claims
+    (:mod:`skillneurons.paper_b.share_scores`). ``runs``: the training runs behind a
+    point (1: the spread across runs is not measured). Columns :data:`SHARE_COLUMNS`."""
+    rows = []
+    keys = [panel, "series", "proportion"]
+    for (name, series, proportion), chosen in frame.groupby(keys, sort=False):
+        cells = score_cells(chosen)
+        models = list(dict.fromkeys(key[1:] for key in cells))
+        units = sample_units(chosen)
+
+        def statistic(indices: Mapping[str, np.ndarray], cells=cells, models=models) -> float:
+            return scale * mean_score(cells, models, indices)
+
+        stream = f"share {name} {series} {proportion:g}"
+        rows.append([name, series, float(proportion),
+                     *interval(statistic, units, settings, stream), units.run_count])  # fmt: skip
+    return pd.DataFrame(rows, columns=SHARE_COLUMNS)
+
+
+def _single_class(rows: pd.DataFrame) -> float:
+    """How many evaluated tasks the model predicted one class for (a collapsed
+    training); NaN where the results do not say (the zero-shot row)."""
+    if "predicted_classes" not in rows:
+        return float("nan")
+    return float((rows["predicted_classes"] == 1).sum())
+
+
+def proportion_table(results: pd.DataFrame, zero_shot: Mapping[str, float]) -> pd.DataFrame:
+    """B-F2 / B-F6: per trained group, trained task (``group`` for B-F2) and
+    proportion, the mean in-domain and out-of-domain score (%: accuracy, ROUGE-L x
+    100; :func:`_role_means`), every evaluated task's, and how many tasks the model
+    predicted one class for; a first row per trained task at proportion 0 is the
+    untrained model (``zero_shot``: task -> its score)."""
+    tasks = list(dict.fromkeys(results["eval_task"]))
+    rows = []
+    for (group, trained), chosen in results.groupby(["group", "trained"], sort=False):
+        evaluated = chosen.drop_duplicates("eval_task")
+        untrained = evaluated.drop(columns=["predicted_classes"]).assign(
+            score=[zero_shot[task] for task in evaluated["eval_task"]]
+        )
+        points = [(0.0, untrained), *chosen.groupby("proportion", sort=True)]
+        for proportion, rows_at in points:
+            score = dict(zip(rows_at["eval_task"], rows_at["score"], strict=True))
+            rows.append(
+                {
+                    "group": group,
+                    "trained": trained,
+                    "proportion": float(proportion),
+                    **_role_means(rows_at, group),
+                    **{task: 100 * score[task] for task in tasks if task in score},
+                    "single_class_tasks": _single_class(rows_at),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+#: A group of tasks: its training tasks' and its test tasks' task-neuron tables.
+Group = tuple[Mapping[str, pd.DataFrame], Mapping[str, pd.DataFrame]]
+
+
+def group_pairs(groups: Mapping[str, Group]):
+    """Every pair of groups ``a-b``, training group first: ``(pair name, the training
+    tasks' tables of a, the test tasks' tables of b)``, in the order of ``groups``."""
+    for (first, (trained, _)), (second, (_, tested)) in product(groups.items(), repeat=2):
+        yield f"{first}-{second}", trained, tested
+
+
+def overlap_table(groups: Mapping[str, Group], proportions: Sequence[float]) -> pd.DataFrame:
+    """B-T8: for every pair of groups ``a-b`` (the training tasks of group ``a``, the test
+    tasks of group ``b``; paper B: cls-cls, cls-gen, gen-cls, gen-gen), per proportion,
+    the sizes of the two unions, their overlap rate (``overlap``: Eq. 13, the Jaccard
+    index) and that of random sets of the same sizes (``random_overlap``), and the share
+    of the training tasks' neurons that are test-task neurons (``test_share``:
+    :func:`~skillneurons.paper_b.task_neuron_sets.share_in`) and that of a random set
+    (``random_test_share``: ``|N_y| / total``), all in %. Every table must cover the
+    same neurons (one model)."""
+    shapes = {
+        (int(table["layer"].max()) + 1, layer_width(table), len(table))
+        for train, test in groups.values()
+        for table in (*train.values(), *test.values())
+    }
+    if len(shapes) != 1:
+        raise ValueError(
+            f"the groups' task neurons cover different neurons (layers, width, rows) "
+            f"{sorted(shapes)}; B-T8 compares the neurons of one model"
+        )
+    _, width, total = shapes.pop()
+    rows = []
+    for pair, trained, tested in group_pairs(groups):
+        for proportion in proportions:
+            x_ids = union_ids(trained, proportion, width)
+            y_ids = union_ids(tested, proportion, width)
+            rows.append(
+                {
+                    "pair": pair,
+                    "proportion": float(proportion),
+                    "train_neurons": len(x_ids),
+                    "test_neurons": len(y_ids),
+                    "overlap": 100 * overlap_rate(x_ids, y_ids),
+                    "random_overlap": 100 * random_overlap(len(x_ids), len(y_ids), total),
+                    "test_share": 100 * share_in(x_ids, y_ids),
+                    "random_test_share": 100 * len(y_ids) / total,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def controlled_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """B-T9..B-T11: per pair of groups (``results``' keys, training-test group: T9
+    cls-cls, T10 gen-gen, T11 gen-cls; each pair's results its own frame, since two
+    pairs of one training group draw sets of the same sizes and shares), trained
+    proportion ``q`` and set (the natural one first, then the drawn ones by share), the
+    share of test-task neurons in the trained set (``overlap``, A.7's ``o``, %), Eq. 13's
+    Jaccard value of the trained set and the test tasks' neurons (``jaccard``, %: the
+    natural row's is paper B's italic overlap rate, 20.8% at q = 10% for cls-cls), the
+    mean out-of-domain and in-domain score (%) and how many tasks the model predicted
+    one class for."""
+    rows = []
+    keys = ["proportion", "trained", "overlap"]
+    for pair, frame in results.items():
+        for (proportion, trained, overlap), chosen in frame.groupby(keys, sort=False):
+            rows.append(
+                {
+                    "pair": pair,
+                    "proportion": float(proportion),
+                    "trained": trained,
+                    "overlap": 100 * float(overlap),
+                    "jaccard": 100 * float(chosen["jaccard"].iloc[0]),
+                    OOD_MEAN: 100 * float(chosen.loc[chosen["role"] == "ood", "score"].mean()),
+                    ID_MEAN: 100 * float(chosen.loc[chosen["role"] == "id", "score"].mean()),
+                    "single_class_tasks": _single_class(chosen),
+                }
+            )
+    frame = pd.DataFrame(rows)
+    order = frame["trained"].map({"natural": 0, "drawn": 1})
+    return (
+        frame.assign(_order=order)
+        .sort_values(["pair", "proportion", "_order", "overlap"], kind="stable")
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+
 
 #: The margin of a rise with the share, where paper B's figures give no number.
 RISE_BASIS = "smallest effect of interest: 5 points from the smallest to the largest share"
+
 #: B-T8 is decided on at least this many training tasks (its units that replicate).
 MIN_TASKS = 3
+
 #: Where paper B's multi-task specialization peaks, per group (§5.1, Figure 2).
 PAPER_PEAK = {"cls": 70, "gen": 50}
 
 
-def _named(pair: str, default: str) -> str:
+def claim_suffix(pair: str, default: str) -> str:
     """`` (pair)`` after a claim's statement, nothing for the ``default`` one."""
     return "" if pair == default else f" ({pair})"
 
 
-def _keyed(stem: str, pair: str, default: str) -> str:
+def claim_key(stem: str, pair: str, default: str) -> str:
     """A claim's key: ``stem``, and ``_<pair>`` (``cls-gen``: ``cls_gen``) unless
     ``pair`` is the ``default`` one."""
     return stem if pair == default else f"{stem}_{pair.replace('-', '_')}"
@@ -119,7 +305,7 @@ def _keyed(stem: str, pair: str, default: str) -> str:
 def specialization_claims(group: str) -> tuple[Claim, Claim]:
     """B-F2's and B-F6's specialization claims for a group (``cls``: named as before,
     ``gen``: the generation group, scored by ROUGE-L)."""
-    named = _named(group, "cls")
+    named = claim_suffix(group, "cls")
     peak = Claim(
         "trained together, the tasks' specialization is lower with 100% of their neurons "
         f"than with the next smaller share{named}",
@@ -129,7 +315,7 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         f"peak at {PAPER_PEAK[group]}% of the neurons",
         margin=0.02,
         margin_basis="smallest effect of interest: 2 points (Figure 2 gives no number)",
-        key=_keyed("specialization_peak", group, "cls"),
+        key=claim_key("specialization_peak", group, "cls"),
     )
     single = Claim(
         "trained alone, a task's specialization rises with the share of its neurons "
@@ -140,7 +326,7 @@ def specialization_claims(group: str) -> tuple[Claim, Claim]:
         "rises steadily (Figure 6)",
         margin=0.05,
         margin_basis=RISE_BASIS,
-        key=_keyed("specialization_single", group, "cls"),
+        key=claim_key("specialization_single", group, "cls"),
     )
     return peak, single
 
@@ -149,14 +335,15 @@ def generalization_claim(pair: str) -> Claim:
     """B-F2's generalization claim for a pair of groups (training-test: ``cls-cls``,
     ``gen-cls``, ``gen-gen``; cls-gen has :data:`CLS_GEN_FLAT` instead)."""
     return Claim(
-        f"generalization rises with the share of task neurons trained{_named(pair, 'cls-cls')}",
+        "generalization rises with the share of task neurons trained"
+        + claim_suffix(pair, "cls-cls"),
         "§5.1, B-F2",
         "out-of-domain score at the largest share - at the smallest, test tasks' mean",
         "test samples of each task",
         f"rises steadily ({pair.replace('-', ' -> ')})",
         margin=0.05,
         margin_basis=RISE_BASIS,
-        key=_keyed("generalization_rises", pair, "cls-cls"),
+        key=claim_key("generalization_rises", pair, "cls-cls"),
     )
 
 
@@ -172,8 +359,11 @@ CLS_GEN_FLAT = Claim(
     margin_basis=RISE_BASIS,
     key="cls_gen_flat",
 )
+
 SPECIALIZATION_PEAK, SPECIALIZATION_SINGLE = specialization_claims("cls")
+
 GENERALIZATION_RISES = generalization_claim("cls-cls")
+
 #: B-T8's overlap rates (%) at 10% and 70% for each pair of groups (training-test).
 PAPER_OVERLAP = {
     "cls-cls": (20.8, 96.2),
@@ -181,7 +371,6 @@ PAPER_OVERLAP = {
     "gen-cls": (11.8, 81.8),
     "gen-gen": (21.6, 94.3),
 }
-
 
 OVERLAP_BASIS = "smallest effect of interest: 5 points of overlap rate (Eq. 13)"
 
@@ -201,7 +390,7 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         f"{start}% at 10% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
-        key=_keyed("overlap_above_random", pair, "cls-cls"),
+        key=claim_key("overlap_above_random", pair, "cls-cls"),
     )
     rises = Claim(
         f"the overlap of the training and test tasks' neurons rises with the share{named}",
@@ -212,7 +401,7 @@ def overlap_claim_pair(pair: str) -> tuple[Claim, Claim]:
         f"{start} -> {end}% from 10% to 70% ({pair})" if start is not None else "",
         margin=0.05,
         margin_basis=OVERLAP_BASIS,
-        key=_keyed("overlap_rises", pair, "cls-cls"),
+        key=claim_key("overlap_rises", pair, "cls-cls"),
     )
     return above, rises
 
@@ -225,7 +414,7 @@ def controlled_claim_for(pair: str) -> Claim:
     table, gain = PAPER_CONTROLLED.get(pair, ("B-T9", None))
     return Claim(
         "at a fixed trained share, more test-task neurons among them generalize better"
-        + _named(pair, "cls-cls"),
+        + claim_suffix(pair, "cls-cls"),
         f"A.7, {table}",
         "out-of-domain score at the largest share of test-task neurons - at the smallest, "
         "mean over trained shares",
@@ -233,54 +422,14 @@ def controlled_claim_for(pair: str) -> Claim:
         f"+{gain} points from 10% to 100% (q = 10%)" if gain is not None else "",
         margin=(gain or 2.0) / 200,
         margin_basis=f"half the paper's effect ({table}: +{gain or 2.0} points)",
-        key=_keyed("controlled_rises", pair, "cls-cls"),
+        key=claim_key("controlled_rises", pair, "cls-cls"),
     )
 
 
 #: B-T9..B-T11 (paper B, A.7): each pair's table and gain from o = 10% to 100% at q = 10%.
 PAPER_CONTROLLED = {"cls-cls": ("B-T9", 2.0), "gen-gen": ("B-T10", 1.5), "gen-cls": ("B-T11", 1.3)}
+
 CONTROLLED_RISES = controlled_claim_for("cls-cls")
-
-
-def correlation_claim_for(definition: str) -> Claim:
-    """B-T4's claim on the similarity ``definition`` (:mod:`skillneurons.paper_b.similarity`)."""
-    return Claim(
-        "parameter similarity correlates positively with generalization",
-        "§5.2, B-T4",
-        f"Pearson's r of similarity ({definition}, mean over layers) minus its chance "
-        "level and out-of-domain score, centred within each test task",
-        "model x test task pairs",
-        "Pearson >= 0.79 per test task",
-        margin=0.395,
-        margin_basis="half the paper's effect (B-T4: Pearson 0.79)",
-        key="similarity_correlates",
-    )
-
-
-SIMILARITY_CORRELATES = correlation_claim_for(PAPER_DEFINITION)
-#: B-F3's profile claims: per test group, the models whose mean profile paper B finds
-#: rising (Figure 3a: the classification tests, every model; 3c: the generation tests,
-#: the generation-trained models), with the panel's name.
-PROFILE_PANELS = {"cls": ("all", "Figure 3a"), "gen": ("gen", "Figure 3c")}
-
-
-def profile_claim_for(group: str, definition: str) -> Claim:
-    """B-F3's profile claim for a test group (``cls``: named as before, ``gen``)."""
-    models, figure = PROFILE_PANELS.get(group, ("all", "Figure 3"))
-    trained = "every model" if models == "all" else f"the {models}-trained models"
-    return Claim(
-        "parameter similarity is low in the shallow layers and rises after some depth"
-        + _named(group, "cls"),
-        "§5.2, B-F3",
-        f"similarity ({definition}) minus its chance level, over the deep half of the "
-        f"layers - over the shallow half, mean over {trained} and the {group} test tasks",
-        "models M_i x test tasks",
-        f"{figure}: low at the bottom, rising after some depth, back to about the bottom "
-        "level at the top",
-        margin=0.05,
-        margin_basis="smallest effect of interest: 0.05 of similarity above chance",
-        key=_keyed("similarity_profile", group, "cls"),
-    )
 
 
 def refuse_collapsed(row: dict, compared: pd.DataFrame) -> dict:
@@ -469,133 +618,6 @@ def overlap_claims(
     return [*rows, decide(rises_claim, change, units, settings)]
 
 
-def similarity_claim(points: pd.DataFrame, settings: BootstrapSettings) -> dict:
-    """B-T4's claim (:func:`correlation_claim_for` the points' ``definition``, paper B's
-    cosine where the points do not name one) on B-T4's points
-    (:func:`skillneurons.paper_b.tables.similarity_points`), the similarity above its
-    ``chance`` level; per training run (the points' ``run``) the correlation over the
-    (model, test task) pairs every run has, the mean over the drawn runs; runs > pairs
-    resampled."""
-    names = points["definition"].dropna().unique() if "definition" in points else []
-    claim = correlation_claim_for(names[0] if len(names) else PAPER_DEFINITION)
-    points = with_runs(points)
-    excess = _above_chance(points, "B-T4's points")
-    within = [points["run"], points["test_task"]]
-    centred = points.assign(
-        similarity=excess - excess.groupby(within).transform("mean"),
-        score=points["score"] - points.groupby(within)["score"].transform("mean"),
-    ).dropna(subset=["similarity", "score"])
-    table = centred.pivot_table(
-        index=["trained", "test_task"], columns="run", values=["similarity", "score"]
-    ).dropna()
-    if len(table) < 4:
-        return unavailable(claim, f"{len(table)} points; at least 4 needed")
-    x = table["similarity"].to_numpy(np.float64).T  # [runs, pairs]
-    y = table["score"].to_numpy(np.float64).T
-
-    def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        chosen = indices["model x test task pairs"]
-        found = []
-        for run in indices[RUNS]:
-            a, b = x[run, chosen], y[run, chosen]
-            if np.ptp(a) == 0 or np.ptp(b) == 0:
-                return float("nan")
-            found.append(np.corrcoef(a, b)[0, 1])
-        return float(np.mean(found))
-
-    units = Units(runs={RUNS: x.shape[0]}, samples={"model x test task pairs": x.shape[1]})
-    return decide(claim, statistic, units, settings)
-
-
-def _above_chance(frame: pd.DataFrame, what: str) -> pd.Series:
-    """``similarity - chance`` of ``frame``'s rows."""
-    if "chance" not in frame:
-        raise ValueError(
-            f"{what} have no 'chance' column (files written before the chance level was "
-            "measured): rerun rule similarity_model"
-        )
-    return frame["similarity"] - frame["chance"]
-
-
-def profile_claim(
-    claim: Claim, similarities: pd.DataFrame, layers: int, settings: BootstrapSettings
-) -> dict:
-    """``claim`` (:func:`profile_claim_for`) on one panel's similarities (``trained``,
-    ``test_task``, ``layer``, ``similarity`` and ``chance`` of one definition,
-    ``layers`` layers; ``run``: the training run): per run, model and test task, the
-    mean similarity above chance over the deep half of the layers minus over the
-    shallow half (:func:`~skillneurons.paper_b.tables.depth_halves`; layers without a
-    value skipped), averaged over the runs, models and test tasks, all resampled. Not
-    measured below :data:`~skillneurons.paper_b.similarity.MIN_POINTS` profiles or two
-    models (an interval from one model would only show its test tasks' spread)."""
-    shallow, deep = depth_halves(layers)
-    if similarities.empty:
-        return unavailable(claim, "no similarities")
-    if not len(shallow):
-        return unavailable(claim, f"{layers} layer(s); two halves need at least 2")
-    half = np.select(
-        [similarities["layer"].isin(shallow), similarities["layer"].isin(deep)],
-        ["shallow", "deep"],
-        "middle",
-    )
-    means = (
-        with_runs(similarities)
-        .assign(half=half, similarity=_above_chance(similarities, "similarities"))
-        .query("half != 'middle'")
-        .groupby(["run", "trained", "test_task", "half"], sort=False)["similarity"]
-        .mean()
-        .unstack("half")
-        .reindex(columns=["shallow", "deep"])
-    )
-    gaps = (means["deep"] - means["shallow"]).unstack("test_task")  # [runs x models, tasks]
-    runs = gaps.index.get_level_values("run").unique()
-    models_of = gaps.index.get_level_values("trained").unique()
-    full = pd.MultiIndex.from_product([runs, models_of], names=["run", "trained"])
-    matrix = gaps.reindex(full).to_numpy(np.float64)
-    matrix = matrix.reshape(len(runs), len(models_of), -1)  # [runs, models, test tasks]
-    profiles = int(np.isfinite(matrix[0]).sum())
-    models = int(np.isfinite(matrix[0]).any(axis=1).sum())
-    if profiles < MIN_POINTS or models < 2:
-        return unavailable(
-            claim,
-            f"{profiles} (model, test task) profiles over {models} model(s); at least "
-            f"{MIN_POINTS} over 2 models needed",
-        )
-
-    def statistic(indices: Mapping[str, np.ndarray]) -> float:
-        chosen = matrix[np.ix_(indices[RUNS], indices["models M_i"], indices["test tasks"])]
-        finite = chosen[np.isfinite(chosen)]
-        return float(finite.mean()) if finite.size else float("nan")
-
-    units = Units(
-        runs={RUNS: matrix.shape[0]},
-        samples={"models M_i": matrix.shape[1], "test tasks": matrix.shape[2]},
-    )
-    return decide(claim, statistic, units, settings)
-
-
-def profile_claims(
-    similarities: pd.DataFrame,
-    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]],
-    definition: str,
-    settings: BootstrapSettings,
-) -> list[dict]:
-    """B-F3's profile claims (:func:`profile_claim_for`), one per test group of
-    ``groups`` (name -> (training tasks, test tasks)), on every model ``M_i``'s
-    similarities (column ``trained``) under ``definition``: the models of
-    :data:`PROFILE_PANELS` (every model where it names a group that is absent)."""
-    chosen = similarities[similarities["definition"] == definition]
-    layers = int(similarities["layer"].max()) + 1
-    rows = []
-    for group, (_, test_tasks) in groups.items():
-        panel = chosen[chosen["test_task"].isin(test_tasks)]
-        models = PROFILE_PANELS.get(group, ("all", ""))[0]
-        if models in groups:
-            panel = panel[panel["trained"].isin(groups[models][0])]
-        rows.append(profile_claim(profile_claim_for(group, definition), panel, layers, settings))
-    return rows
-
-
 def proportion_claims(results: pd.DataFrame, settings: BootstrapSettings) -> list[dict]:
     """B-F2's and B-F6's claims for every trained group of ``results`` (the group's
     specialization peak, single-task rise, and generalization rise for each test group;
@@ -639,36 +661,29 @@ def proportion_claims(results: pd.DataFrame, settings: BootstrapSettings) -> lis
     return rows
 
 
-def generalization_claims(
-    results: pd.DataFrame,
-    groups: Mapping[str, Group],
-    overlap_proportions: Sequence[float],
-    points: pd.DataFrame,
-    settings: BootstrapSettings,
+def overlap_claims_per_pair(
+    groups: Mapping[str, Group], proportions: Sequence[float], settings: BootstrapSettings
 ) -> list[dict]:
-    """The rows of the module docstring's table, in its order. ``results`` holds every
-    generalization result file (:mod:`skillneurons.paper_b.generalization`), told apart
-    by their ``experiment`` and ``group`` columns; ``groups`` the groups' training and
-    test tasks' task-neuron tables (``"cls"``, and ``"gen"`` where the model runs the
-    generation tasks: claims for every pair), ``points`` B-T4's (model, test task)
-    points."""
-    overlap_rows = [
+    """B-T8's claims (:func:`overlap_claims`) for every pair of ``groups``
+    (:func:`group_pairs`: the training tasks' and the test tasks' task-neuron tables of
+    each group), on the shares ``proportions``."""
+    return [
         row
         for pair, train, test in group_pairs(groups)
-        for row in overlap_claims(train, test, overlap_proportions, settings, pair)
+        for row in overlap_claims(train, test, proportions, settings, pair)
     ]
+
+
+def controlled_claims(results: pd.DataFrame, settings: BootstrapSettings) -> list[dict]:
+    """B-T9..B-T11's claims (:func:`controlled_claim`), one per pair of groups of the
+    controlled-overlap results among ``results`` (``experiment`` ``controlled``);
+    :data:`CONTROLLED_RISES` unavailable where there are none."""
     controlled = results[results["experiment"] == "controlled"]
-    controlled_rows = [
+    if controlled.empty:
+        return [unavailable(CONTROLLED_RISES, "no controlled-overlap results")]
+    return [
         controlled_claim(rows, settings, f"{group}-{tested}")
         for (group, tested), rows in controlled[controlled["role"] == "ood"].groupby(
             ["group", "eval_group"], sort=False
         )
-    ]
-    if controlled.empty:
-        controlled_rows = [unavailable(CONTROLLED_RISES, "no controlled-overlap results")]
-    return [
-        *proportion_claims(results, settings),
-        *overlap_rows,
-        *controlled_rows,
-        similarity_claim(points, settings),
     ]
