@@ -98,8 +98,14 @@ def test_a_findings_table_opens_with_its_claims_primary_first_and_their_design(t
         dict.fromkeys(COLUMNS, float("nan"))
         | {"claim": "a unsure", "key": "a", "family": "exploratory",
            "verdict": "inconclusive", "estimate": 0.01, "ci_low": -0.02, "ci_high": 0.04,
-           "margin": 0.05, "runs_needed": 7, "samples_needed": 240, "share_runs": 0.5,
+           "margin": 0.05, "runs_needed": 7, "run_unit": "trials", "samples_needed": 240,
+           "share_runs": 0.5,
            "share_draws": 0.1, "share_samples": 0.4},
+        dict.fromkeys(COLUMNS, float("nan"))
+        | {"claim": "c floor", "key": "c", "family": "exploratory",
+           "verdict": "not decidable here", "estimate": -0.7, "margin": 0.1,
+           "runs_needed": 7, "note": "noise floor below 0.87: the halves agree at 0.2; "
+           "margin: 0.1"},
     ]  # fmt: skip
     path = write_table(tmp_path, "findings", pd.DataFrame(rows)[COLUMNS], "Findings")
     page = results_page("tiny", [path])
@@ -110,6 +116,8 @@ def test_a_findings_table_opens_with_its_claims_primary_first_and_their_design(t
         "30% samples. Power at twice the margin: 0.93. |"
     ) in brief
     assert (
-        "Variance: 50% runs, 10% draws, 40% samples. Decided at 80% power with 7 runs or "
+        "Variance: 50% runs, 10% draws, 40% samples. Decided at 80% power with 7 trials or "
         "240 test samples per task."
     ) in brief
+    # not decidable: why (the note's first clause), never a size that cannot help
+    assert "| noise floor below 0.87: the halves agree at 0.2. |" in brief

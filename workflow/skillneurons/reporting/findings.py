@@ -44,7 +44,8 @@ too: their variances split ``V_runs`` into the runs' own spread, the draws' and 
 samples' noise within a run (the shares ``share_runs``, ``share_draws``,
 ``share_samples``, the last with ``V_shared``). From them :class:`Design` projects the
 standard error to other numbers of runs and test samples, and finds the runs
-(``runs_needed``) or test samples per task (``samples_needed``) at which the claim
+(``runs_needed``, of the unit ``run_unit``) or test samples per task
+(``samples_needed``) at which the claim
 would be decided with :data:`POWER` probability were its effect :data:`DESIGN_EFFECT`
 times its margin (an equivalence claim: were it 0), at the claim's level.
 
@@ -130,6 +131,7 @@ COLUMNS = [
     "share_samples",
     "half_width",
     "power",
+    "run_unit",
     "runs_needed",
     "samples_needed",
     "note",
@@ -334,6 +336,7 @@ class Test:
             return None
         own = max(self.runs - self.within_draws - self.within_samples, 0.0)
         return Design(
+            unit=self.top,
             runs=self.levels,
             samples=self.samples,
             own=own,
@@ -352,11 +355,13 @@ def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
 
 @dataclass(frozen=True)
 class Design:
-    """The variance of a claim's estimate by source, at ``runs`` training runs and
-    ``samples`` test samples (per crossed unit; 0: no per-sample results): ``own`` the
+    """The variance of a claim's estimate by source, at ``runs`` training runs (the unit
+    ``unit``: prompt trials, seeds, label-word draws) and ``samples`` test samples (per
+    crossed unit; 0: no per-sample results): ``own`` the
     runs' own spread, ``draws`` and ``within`` the random draws' and the samples' noise
     within a run (all three over ``runs``), ``shared`` the samples' common effect."""
 
+    unit: str
     runs: int
     samples: int
     own: float
@@ -416,7 +421,7 @@ def design_columns(
     empty = dict.fromkeys(
         ["share_runs", "share_draws", "share_samples", "power", "runs_needed", "samples_needed"],
         np.nan,
-    )
+    ) | {"run_unit": ""}
     if not designs or any(d is None for d in designs):
         return empty
 
@@ -434,6 +439,7 @@ def design_columns(
         "share_draws": shares[1],
         "share_samples": shares[2],
         "power": power(first.runs),
+        "run_unit": first.unit,
         "runs_needed": np.nan if runs_needed is None else runs_needed,
         "samples_needed": np.nan if samples_needed is None else samples_needed,
     }

@@ -74,26 +74,28 @@ def _number(value: float) -> str:
 
 def design_sentence(row: pd.Series) -> str:
     """What decides (or would decide) a claim, from its design report: where its
-    variance comes from, and the runs or test samples per task at which it would be
-    decided with 80% probability were its effect twice its margin (an equivalence claim:
-    were it 0)."""
+    variance comes from, and for an inconclusive claim the runs (of its unit: trials,
+    training runs, draws) or test samples per task at which it would be decided with
+    80% probability were its effect twice its margin (an equivalence claim: were it 0);
+    for a claim not decidable here or not measured, why (its note's first clause)."""
     shares = [row.get(f"share_{n}") for n in ("runs", "draws", "samples")]
     where = ""
     if all(pd.notna(s) for s in shares):
         parts = [f"{100 * s:.0f}% {n}" for s, n in zip(shares, ("runs", "draws", "samples"),
                                                         strict=True) if s >= 0.005]  # fmt: skip
         where = f"Variance: {', '.join(parts)}. "
-    if row["verdict"] in ("inconclusive",) or str(row["verdict"]).startswith("not"):
+    if str(row["verdict"]).startswith("not"):  # not decidable here, not measured
+        return f"{where}{str(row['note']).split(';')[0]}."
+    if row["verdict"] == "inconclusive":
         sizes = []
         if pd.notna(row.get("runs_needed")):
-            sizes.append(f"{int(row['runs_needed'])} runs")
+            unit = row.get("run_unit") or "runs"
+            sizes.append(f"{int(row['runs_needed'])} {unit}")
         if pd.notna(row.get("samples_needed")):
             sizes.append(f"{int(row['samples_needed'])} test samples per task")
         if sizes:
             return where + f"Decided at 80% power with {' or '.join(sizes)}."
-        if row["verdict"] == "inconclusive":
-            return where + "No size projected (runs not replicated, or out of reach)."
-        return where.strip()
+        return where + "No size projected (runs not replicated, or out of reach)."
     power = row.get("power")
     return where + (f"Power at twice the margin: {power:.2f}." if pd.notna(power) else "")
 
