@@ -57,6 +57,7 @@ def rule_entry(workflow, rule) -> dict:
         for index in range(start, start + 1 if end is None else end)
     }
     cores = rule.resources["_cores"]
+    cores = getattr(cores, "value", cores)  # a Resource, or its plain value
     return {
         "threads": cores if isinstance(cores, int) else None,
         "resources": sorted(name for name in rule.resources if not name.startswith("_")),
