@@ -1,8 +1,6 @@
 """Neuron-level analysis of Transformer skills: reproduces paper A (skill neurons) and paper B
 (task-specific neurons). See README.md; every rule lives in workflow/rules/."""
 
-from pathlib import Path
-
 from snakemake.utils import min_version
 from skillneurons.config import validate_config
 
@@ -68,12 +66,13 @@ include: "workflow/rules/shared/verdicts.smk"
 
 
 # Every rule runs in the project's one conda environment (envs/skillneurons.yaml, used
-# with --software-deployment-method conda), given here once rather than in each rule.
+# with --software-deployment-method conda), given here once rather than in each rule; the
+# path is relative to the rule's file (workflow/rules/<part>/), as a conda: directive's.
 # (Snakemake's global `conda:` directive is another thing: it installs an environment
 # into Snakemake's own process and gives no rule one.)
 for defined in workflow.rules:
     if not defined.norun:
-        defined.conda_env = str(Path(workflow.basedir) / "envs" / "skillneurons.yaml")
+        defined.conda_env = "../../../envs/skillneurons.yaml"
 
 
 # Every split and ranking, every figure and table of the papers' registries, each

@@ -96,6 +96,13 @@ def test_every_rule_has_threads_and_declares_resources(rules):
         assert {"mem_mb", "runtime"} <= set(rule["resources"]), f"rule {name}: {rule}"
 
 
+def test_every_rule_runs_in_the_project_environment(rules):
+    # given once, in the Snakefile (--software-deployment-method conda on a cluster)
+    environment = str(ROOT / "envs" / "skillneurons.yaml")
+    for name, rule in rules.items():
+        assert rule["conda"] == (environment if rule["runs"] else None), name
+
+
 @pytest.fixture(scope="module")
 def llm_profile() -> dict:
     return yaml.safe_load(LLM_PROFILE.read_text())

@@ -1,7 +1,7 @@
 """What Snakemake itself reads from the workflow, printed as one line of JSON for the
 tests: every rule as declared (``rules``: its outputs with their report flags, threads,
-resources, script, input names) or every job of a configuration's DAG (``jobs``: its
-wildcards, inputs by name, outputs and params).
+resources, script, conda environment, input names) or every job of a configuration's
+DAG (``jobs``: its wildcards, inputs by name, outputs and params).
 
     python tests/workflow_probe.py rules [--configfile FILE ...]
     python tests/workflow_probe.py jobs [--configfile FILE ...] [--target FILE ...]
@@ -64,6 +64,9 @@ def rule_entry(workflow, rule) -> dict:
         "script": rule.ruleinfo.script
         and str(Path(str(rule.snakefile)).resolve().parent / rule.ruleinfo.script),
         "local": rule.name in workflow._localrules,
+        "runs": not rule.norun,
+        "conda": rule.conda_env
+        and str((Path(str(rule.snakefile)).parent / rule.conda_env).resolve()),
         "inputs": sorted(rule.input._names),
         "outputs": [
             [names.get(index), strip_wildcard_constraints(str(path)), report_flag(path)]
