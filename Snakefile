@@ -21,7 +21,9 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 
 
-# Every wildcard's values, in one place (a rule's own constraints narrow them).
+# Every wildcard's values, in one place (a rule's own constraints narrow them). A task
+# family of paper B is {family}: part 1's paths spell it in full, §5's abbreviate it
+# (skillneurons.plan.FAMILIES).
 wildcard_constraints:
     model=names_regex(PLAN.models),
     task=names_regex(PLAN.tasks),
@@ -32,8 +34,8 @@ wildcard_constraints:
     draw=r"\d+",
     variant="draw|control",
     method=names_regex(PLAN.tuning_methods),
-    group="cls|gen",
-    pair="(cls|gen)-(cls|gen)",
+    family=names_regex([*FAMILIES, *FAMILIES.values()]),
+    pair=f"({names_regex(FAMILIES.values())})-({names_regex(FAMILIES.values())})",
     trained=f"group|{names_regex(PLAN.train_tasks + PLAN.generation_train)}",
     q=names_regex(PLAN.controlled),
     order=names_regex(PLAN.continual_orders),
@@ -63,10 +65,26 @@ include: "workflow/rules/shared/explorer.smk"
 include: "workflow/rules/shared/verdicts.smk"
 
 
+# Every rule runs in the project's one conda environment (envs/skillneurons.yaml, used
+# with --software-deployment-method conda), given here once rather than in each rule; the
+# path is relative to the rule's file (workflow/rules/<part>/), as a conda: directive's.
+# (Snakemake's global `conda:` directive is another thing: it installs an environment
+# into Snakemake's own process and gives no rule one.)
+for defined in workflow.rules:
+    if not defined.norun:
+        defined.conda_env = "../../../envs/skillneurons.yaml"
+
+
 # Every split and ranking, every figure and table of the papers' registries, each
-# model's neuron explorer and results page (docs/results/{model}.md).
+# model's neuron explorer, verdict summary and results page (docs/results/{model}.md).
 rule all:
     default_target: True
     input:
-        PLAN.all_targets(),
-        expand("docs/results/{model}.md", model=config["models"]),
+        expand(rules.split.output, task=PLAN.tasks),
+        expand(rules.subtask_split.output, zip, **PLAN.subtask_wildcards()),
+        expand(rules.rank_neurons.output.ranking, model=PLAN.models, task=PLAN.tasks),
+        PLAN.paper_a_targets(),
+        PLAN.paper_b_targets(),
+        expand(rules.explorer.output, model=PLAN.models),
+        expand(rules.verdicts.output, model=PLAN.models),
+        expand(rules.results_pages.output, model=PLAN.models),

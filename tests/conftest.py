@@ -1,6 +1,8 @@
-"""Shared fixtures: a sandbox copy of the workflow to run Snakemake in, and a completed
-smoke run with throwaway copies of it for the operations tests."""
+"""Shared fixtures: a sandbox copy of the workflow to run Snakemake in, what Snakemake
+reads from the rule files (tests/workflow_probe.py), and a completed smoke run with
+throwaway copies of it for the operations tests."""
 
+import json
 import os
 import subprocess
 import sys
@@ -84,6 +86,28 @@ def rerun_sharded(workdir: Path, rules, targets, *config: str) -> None:
         log = path.read_text()
         assert "training on 2 processes, the model sharded with FSDP" in log, log[-2000:]
         assert "2 processes exited with status 0" in log, log[-2000:]
+
+
+def probe_workflow(workdir: Path, what: str, *configfiles: str, targets=()):
+    """Snakemake's own reading of the workflow in ``workdir`` (a sandbox) under
+    ``configfiles``: its rules (``what="rules"``) or the jobs of its DAG (``"jobs"``,
+    every job of ``targets``, by default of rule all), as tests/workflow_probe.py prints
+    them."""
+    command = [sys.executable, str(ROOT / "tests" / "workflow_probe.py"), what]
+    command += ["--configfile", *configfiles] if configfiles else []
+    command += ["--target", *targets] if targets else []
+    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def rules(tmp_path_factory) -> dict[str, dict]:
+    """Every rule of the workflow (smoke config) as Snakemake reads it: its declared
+    outputs (key, path, report caption and category), threads, resources, script,
+    whether it is local, its input names."""
+    sandbox = make_sandbox(tmp_path_factory.mktemp("rules"))
+    return probe_workflow(sandbox, "rules", "configs/smoke.yaml")
 
 
 @pytest.fixture

@@ -95,6 +95,6 @@ def test_a_second_run_reruns_each_training_once_for_both_runs(tmp_path):
         "syn_sst2",
     ]
     # B-T1's multi-task model of the classification tasks
-    assert [dict(j.wildcards)["kind"] for j in jobs if j.rule == "deactivation"] == [
+    assert [dict(j.wildcards)["family"] for j in jobs if j.rule == "deactivation"] == [
         "classification"
     ]

@@ -1,6 +1,7 @@
-"""The workflow's plan (skillneurons.plan): the lists, task choices and paths the rule
+"""The workflow's plan (skillneurons.plan): the lists, task choices and targets the rule
 files read, checked against what the embedded default, configs/smoke.yaml and
-configs/smollm.yaml say when read by hand."""
+configs/smollm.yaml say when read by hand. What each rule reads (the producers' outputs)
+is tests/test_rule_inputs.py's."""
 
 import copy
 
@@ -8,8 +9,8 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from skillneurons.config import ConfigError, validate_config
-from skillneurons.plan import NO_VALUES, Plan, names_regex
+from skillneurons.config import ConfigError, load_schema, validate_config
+from skillneurons.plan import FAMILIES, NO_VALUES, Plan, names_regex
 
 
 def merged(base: dict, extra: dict) -> dict:
@@ -53,7 +54,7 @@ def test_default_lists(default):
     assert list(default.tasks) == FOUR and list(default.models) == ["minilm"]
     # the controls take forward passes only: four trials beside prompt tuning's three
     assert default.trials == [0, 1, 2] and default.control_trials == list(range(4))
-    assert default.gguf_models == {} and default.model_files("minilm") == []
+    assert default.gguf_models == {}
     # tasks: auto takes the first sentiment task for both stages, and says so
     assert default.auto_choices == {
         "random_label_words": ["syn_sst2"],
@@ -94,59 +95,15 @@ def test_default_paper_b_groups_orders_and_similarities(default):
     assert default.continual_tasks == order
 
 
-def test_default_paths(default):
-    assert default.task_files("minilm", "x/{task}.json") == [
-        f"results/minilm/x/{task}.json" for task in FOUR
-    ]
-    assert default.control_files("minilm", "random_model") == [
-        f"results/minilm/skill_neurons/random_model/{task}/trial{trial}.json"
-        for task in FOUR
-        for trial in range(4)
-    ]
-    splits = default.split_files()
-    assert len(splits) == 4 * 3 + 2 * 3  # one three-way task with two subtasks
-    assert "data/splits/syn_tweet/subtasks/neutral_vs_rest/dev.parquet" in splits
-    assert default.subtask_files("syn_sst2", "dev") == []
+def test_default_subtasks_and_sweeps(default):
+    # one three-way task with two binary subtasks, each split of each in rule all
+    assert default.subtasks("syn_tweet") == ["positive_vs_negative", "neutral_vs_rest"]
+    assert default.subtasks("syn_sst2") == []
+    zipped = default.subtask_wildcards()
+    assert set(zipped["task"]) == {"syn_tweet"} and len(zipped["split"]) == 2 * 3
     assert default.proportion_tasks("minilm", "cls") == [
         "syn_sst2", "syn_dbpedia", "syn_tweet", "syn_agnews",
     ]  # fmt: skip
-    one = plan_of(paper_b={"runs": 1})  # the default's 3 runs: run0/ to run2/
-    assert one.generalization_files("minilm") == {
-        "group": ["results/minilm/paper_b/generalization/run0/cls/proportions/group.parquet"],
-        "single": [
-            f"results/minilm/paper_b/generalization/run0/cls/proportions/{task}.parquet"
-            for task in ("syn_sst2", "syn_dbpedia")
-        ],
-        "controlled": [
-            "results/minilm/paper_b/generalization/run0/cls-cls/controlled/q10.parquet"
-        ],
-    }
-    assert one.continual_findings_files("minilm")["continual_trained"] == [
-        f"results/minilm/paper_b/continual/run0/order1/{method}.parquet"
-        for method in ("seqft", "seqlora", "ncft")
-    ]
-    three = default.generalization_files("minilm")
-    assert {key: len(files) for key, files in three.items()} == {
-        "group": 3, "single": 6, "controlled": 3,
-    }  # fmt: skip
-    assert {f.split("/")[4] for f in three["single"]} == {"run0", "run1", "run2"}
-    inputs = default.findings_inputs("minilm")
-    assert set(inputs) == {
-        "perturbation", "predictivity", "random_prompt", "random_model", "adapter", "bitfit",
-        "label_words", "label_word_controls", "prompt_metrics", "top_neurons",
-        "paper_design", "noise_floor",
-    }  # fmt: skip
-    assert inputs["noise_floor"] == ["results/minilm/random_label_words/noise_floor/syn_sst2.json"]
-    assert inputs["paper_design"][0] == "results/minilm/perturbation/paper_design/syn_sst2.parquet"
-    assert (
-        inputs["prompt_metrics"][0] == "results/minilm/prompt_tuning/syn_sst2/trial0/metrics.json"
-    )
-    assert inputs["top_neurons"][0] == "results/minilm/skill_neurons/tuned/syn_sst2.json"
-    for key, variant in (("label_words", "draw"), ("label_word_controls", "control")):
-        assert inputs[key] == [
-            f"results/minilm/random_label_words/{variant}{d}/rankings/syn_sst2.parquet"
-            for d in (0, 1, 2)
-        ]
 
 
 def test_default_targets(default):
@@ -155,27 +112,10 @@ def test_default_targets(default):
     assert "results/minilm/figures/A-F12.png" in a and "results/minilm/figures/A-F13.png" in a
     assert not any("ablation" in path for path in a)  # ablation.tasks: []
     assert not any("generation" in path for path in b)  # no generation task
-    rankings = [f"results/minilm/rankings/{task}.parquet" for task in FOUR]
-    pages = ["results/minilm/explorer", "results/minilm/verdicts.html"]
-    assert default.all_targets() == [*default.split_files(), *rankings, *a, *b, *pages]
-
-
-def test_explorer_inputs(default):
-    inputs = default.explorer_inputs("minilm")
-    assert inputs["test_dumps"] == [
-        f"results/minilm/activations/{task}/trial0/test.parquet" for task in FOUR
-    ]
-    assert (
-        inputs["baselines"][0] == "results/minilm/activations/syn_sst2/trial0/baseline.safetensors"
-    )
-    assert len(inputs["rankings"]) == len(inputs["perturbation"]) == 4
-    assert inputs["task_neurons"] == [
-        f"results/minilm/task_neurons/{task}.parquet" for task in default.paper_b_tasks
-    ]
-    assert inputs["deactivation"] == [
-        "results/minilm/paper_b/classification/run0/deactivation.parquet"
-    ]
-    assert inputs["words"] == ["results/minilm/word_selectivity.parquet"]
+    # the findings tables the verdict summary reads, and A-T2 (the explorer's words)
+    for paper_id in ("§4-§5 claims", "paper B claims", "A-T2, A-T6"):
+        assert default.makes(paper_id, "minilm"), paper_id
+    assert not default.makes("B-T1 (generation)", "minilm")
 
 
 def test_smoke(smoke):
@@ -194,15 +134,12 @@ def test_smoke(smoke):
     # orders: null without the order-1 twins: the tasks as configured
     assert smoke.continual_orders == {"order1": ["syn_sst2", "syn_tweet", "syn_agnews"]}
     # A-T3's controls run on the first controls.trials trials only
-    assert smoke.control_files("minilm-l2", "random_prompt") == [
-        f"results/minilm-l2/skill_neurons/random_prompt/{task}/trial0.json"
-        for task in ("syn_sst2", "syn_tweet", "syn_agnews")
-    ]
+    assert smoke.control_trials == [0] and smoke.seeds(smoke.control_trials) == [7]
 
 
 def test_smollm(smollm):
     model = "smollm2-135m"
-    assert smollm.model_files(model) == ["data/models/smollm2-135m"]
+    assert smollm.gguf_models.keys() == {model}
     assert smollm.tuning_methods == ["adapter"] and smollm.tuning_tasks == ["syn_sst2"]
     assert smollm.generation_tasks == ["syn_sciq", "syn_tweetqa"] and smollm.generation_on
     assert smollm.groups(model) == {
@@ -213,31 +150,24 @@ def test_smollm(smollm):
     assert smollm.controlled_tasks(model, "gen-cls") == ["syn_sciq", "syn_tweet"]
     # A sweep trains a group's tasks and is scored on every group's test tasks.
     assert smollm.proportion_tasks(model, "gen") == ["syn_sciq", "syn_tweet", "syn_tweetqa"]
-    assert smollm.scored_split_files(["syn_sciq"]) == [
-        f"data/generation/syn_sciq/{split}.parquet" for split in ("train", "dev", "test")
-    ]
     scorers = smollm.scorer_params(["syn_sst2", "syn_sciq"])
     assert scorers["syn_sst2"]["kind"] == "classification"
     assert scorers["syn_sst2"]["instruction"] == "Sentiment of the text:"
     assert scorers["syn_sciq"]["kind"] == "generation"
     assert scorers["syn_sciq"]["instruction"] == "Write the question that the text answers."
-    assert smollm.continual_orders == {} and smollm.continual_findings_files(model) == {}
-    assert smollm.zero_shot_files(model) == {
-        "zero_shot": [f"results/{model}/paper_b/classification/zero_shot.parquet"],
-        "generation_zero_shot": [f"results/{model}/paper_b/generation/zero_shot.parquet"],
-    }
+    assert smollm.continual_orders == {}
     assert any("generation" in path for path in smollm.paper_b_targets())
     assert not any("A-F13" in path for path in smollm.paper_a_targets())  # no BitFit
 
 
-def test_part_one_by_kind(smollm):
-    """B-T1/B-T2 run each kind through one rule: its tasks, its training sections and the
-    files findings_b reads (the generation zero-shot file under its own key)."""
-    model, paper_b = "smollm2-135m", smollm.config["paper_b"]
-    assert smollm.part_one_kind("syn_tweetqa") == "generation"
-    assert smollm.part_one_kind("syn_sst2") == "classification"
-    assert smollm.part_one_tasks("generation") == ["syn_sciq", "syn_tweetqa"]
-    assert smollm.part_one_tasks("classification") == smollm.paper_b_tasks
+def test_part_one_by_family(smollm):
+    """B-T1/B-T2 run each task family through one rule: its tasks and its training
+    sections."""
+    paper_b = smollm.config["paper_b"]
+    assert smollm.family_of("syn_tweetqa") == "generation"
+    assert smollm.family_of("syn_sst2") == "classification"
+    assert smollm.family_tasks("generation") == ["syn_sciq", "syn_tweetqa"]
+    assert smollm.family_tasks("classification") == smollm.paper_b_tasks
     # configs/smollm.yaml: generation.multitask 40 steps, generation.training 20 steps
     assert smollm.part_one_training("generation", "multitask")["max_steps"] == 40
     assert smollm.part_one_training("generation", "neuron_training")["max_steps"] == 20
@@ -246,15 +176,20 @@ def test_part_one_by_kind(smollm):
     assert smollm.part_one_training("classification", "neuron_training")["learning_rate"] == 1e-3
     with pytest.raises(ValueError, match="part-1 stage 'training'"):
         smollm.part_one_training("generation", "training")
-    folder = f"results/{model}/paper_b/generation"
-    assert smollm.generation_findings_files(model) == {
-        "generation_deactivation": [f"{folder}/run0/deactivation.parquet"],
-        "generation_training": [
-            f"results/{model}/paper_b/neuron_training/run0/{task}.parquet"
-            for task in ("syn_sciq", "syn_tweetqa")
-        ],
-        "generation_zero_shot": f"{folder}/zero_shot.parquet",
-    }
+    # the zero-shot scores of a family: part 1's tasks and its §5 group's
+    assert smollm.zero_shot_tasks("generation") == ["syn_sciq", "syn_tweetqa"]
+
+
+def test_families_are_one_mapping_of_names_and_abbreviations(smollm):
+    """A family is named in full (part 1's paths, the plan's methods) and abbreviated
+    (§5's paths, the groups, the controlled pairs); FAMILIES relates the two."""
+    assert FAMILIES == {"classification": "cls", "generation": "gen"}
+    assert set(smollm.groups("smollm2-135m")) == set(FAMILIES.values())
+    assert {smollm.family_of(task) for task in smollm.generation_tasks} == {"generation"}
+    # the config's pairs of groups (paper_b.generalization.controlled_pairs) abbreviate
+    generalization = load_schema()["properties"]["paper_b"]["properties"]["generalization"]
+    pairs = generalization["properties"]["controlled_pairs"]["items"]["enum"]
+    assert set(pairs) == {f"{a}-{b}" for a in FAMILIES.values() for b in FAMILIES.values()}
 
 
 def test_paper_b_runs_seeds_and_files(default):
@@ -267,9 +202,8 @@ def test_paper_b_runs_seeds_and_files(default):
     assert [three.run_seed(r) for r in ("0", "1", "2")] == [42, 43, 44]
     # draws 42-44, 45-47, 48-50: no two runs share a random set
     assert [three.draw_seed(r) for r in (0, 1, 2)] == [42, 45, 48]
-    assert three.neuron_training_files("m", ["a", "b"]) == [
-        f"results/m/paper_b/neuron_training/run{r}/{t}.parquet" for r in range(3) for t in "ab"
-    ]
+    # what a job computing every run is given, run by run
+    assert three.run_seeds == [42, 43, 44] and three.draw_seeds == [42, 45, 48]
     assert plan_of("configs/paper.yaml").paper_b_runs == [0, 1, 2]
     assert plan_of("configs/llm.yaml").paper_b_runs == [0, 1, 2]
     with pytest.raises(ConfigError, match="runs"):
@@ -277,9 +211,9 @@ def test_paper_b_runs_seeds_and_files(default):
 
 
 def test_part_one_off_for_classification_only_models(default):
-    assert default.part_one_tasks("generation") == []
-    assert default.part_one_kind("syn_sst2") == "classification"
-    assert default.generation_findings_files("minilm") == {}
+    assert default.family_tasks("generation") == []
+    assert default.family_of("syn_sst2") == "classification"
+    assert not default.generation_on
 
 
 def test_comparison_settings_read_noise_only_for_gaussian(default):

@@ -18,7 +18,7 @@ from skillneurons.reporting.style import VERDICT_COLORS
 from smoke_runs import MODEL, SMOKE
 
 #: The findings tables the verdict summary reads (rules findings and findings_b;
-#: skillneurons.plan.Plan.verdict_inputs): paper A's, and paper B's with the A-vs-B
+#: findings_tables in workflow/rules/common.smk): paper A's, and paper B's with the A-vs-B
 #: claims.
 FINDINGS = ("tables/findings.csv", "tables/B-findings.csv")
 #: One row of the verdict summary's tables (skillneurons.reporting.verdicts._row) as

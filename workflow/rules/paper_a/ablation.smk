@@ -2,8 +2,6 @@
 each decided with the findings engine (skillneurons.paper_a.ablation). Off unless
 ablation.tasks names tasks (configs/ablation.yaml)."""
 
-from skillneurons.paper_a.registry import PAPER_A
-
 
 localrules:
     ablation_table,
@@ -13,35 +11,26 @@ rule perturbation_ablation:
     input:
         model=model_files,
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
+            rules.prompt_tuning_trial.output.prompt, trial=PLAN.trials, allow_missing=True
         ),
-        test="data/splits/{task}/test.parquet",
-        ranking="results/{model}/rankings/{task}.parquet",
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
+        test=rules.split.output.test,
+        ranking=rules.rank_neurons.output.ranking,
+        baselines=rules.dump_activations.output.baseline,
     output:
         "results/{model}/ablation/{task}.parquet",
     log:
         "logs/{model}/ablation/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         settings=PLAN.ablation_settings,
-        base=pick(
-            "perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]
-        ),
+        base=pick("perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]),
         rates=config["perturbation"]["rates"],
         layer_matched_orders=config["perturbation"]["layer_matched_orders"],
         trials=PLAN.trials,
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        seeds=PLAN.seeds(PLAN.trials),
         test_samples=config["perturbation"]["test_samples"],
         subset_seed=config["seed"],
         max_length=config["prompt_tuning"]["max_length"],
@@ -52,14 +41,12 @@ rule perturbation_ablation:
 
 rule ablation_table:
     input:
-        expand("results/{{model}}/ablation/{task}.parquet", task=PLAN.ablation_tasks),
+        expand(rules.perturbation_ablation.output, task=PLAN.ablation_tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "ablation_table"),
+        csv=reported("results/{model}/tables/A-ablation.csv"),
+        md="results/{model}/tables/A-ablation.md",
     log:
         "logs/{model}/tables/ablation.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,

@@ -1,18 +1,37 @@
-"""The findings table: paper A's claims of sections 4-5 checked on this run."""
-
-from skillneurons.paper_a.registry import PAPER_A
+"""The findings table: paper A's claims of sections 4-5 checked on this run, from the
+per-sample results behind them: perturbation curves, per-trial predictivity, the
+controls' top neurons, every trial's prompt-tuning metrics and top neurons (§4.1); §4.4
+(the random-label-word draws' rankings and their seed-only controls') and §5 only when
+the config runs them."""
 
 
 rule findings:
     input:
-        unpack(lambda w: PLAN.findings_inputs(w.model)),
+        **tuning_curves(PLAN.tuning_methods, PLAN.tuning_tasks),
+        **random_label_word_results(),
+        perturbation=expand(rules.perturbation_curves.output, task=PLAN.tasks, allow_missing=True),
+        paper_design=expand(
+            rules.perturbation_paper_design.output, task=PLAN.tasks, allow_missing=True
+        ),
+        predictivity=expand(
+            rules.rank_neurons.output.predictivity, task=PLAN.tasks, allow_missing=True
+        ),
+        prompt_metrics=expand(
+            rules.prompt_tuning_trial.output.metrics,
+            task=PLAN.tasks,
+            trial=PLAN.trials,
+            allow_missing=True,
+        ),
+        top_neurons=expand(
+            rules.rank_neurons.output.top_neurons, task=PLAN.tasks, allow_missing=True
+        ),
+        random_prompt=for_each(rules.control_top_neuron.output.random_prompt, task=PLAN.tasks),
+        random_model=for_each(rules.control_top_neuron.output.random_model, task=PLAN.tasks),
     output:
-        **paper_outputs(PAPER_A, "findings"),
+        csv=reported("results/{model}/tables/findings.csv"),
+        md="results/{model}/tables/findings.md",
     log:
         "logs/{model}/tables/findings.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

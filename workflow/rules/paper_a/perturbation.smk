@@ -2,8 +2,6 @@
 curves (A-F4, A-F11), the selectivity-index order (A-F15), neuronal importance (A-F6)
 and task correlations of predictivity orders (A-F5, A-F14)."""
 
-from skillneurons.paper_a.registry import PAPER_A
-
 
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
@@ -17,17 +15,11 @@ localrules:
 
 rule selectivity_index:
     input:
-        expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
-            trial=PLAN.trials,
-        ),
+        rules.dump_activations.output.dev,
     output:
         "results/{model}/selectivity/{task}.safetensors",
     log:
         "logs/{model}/selectivity/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
@@ -41,41 +33,31 @@ rule perturbation_curves:
     input:
         model=model_files,
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
+            rules.prompt_tuning_trial.output.prompt, trial=PLAN.trials, allow_missing=True
         ),
-        test="data/splits/{task}/test.parquet",
-        rankings=expand(
-            "results/{{model}}/rankings/{source}.parquet", source=list(PLAN.tasks)
-        ),
-        selectivity="results/{model}/selectivity/{task}.safetensors",
+        test=rules.split.output.test,
+        # every task's order, each a source of the task's curves
+        rankings=expand(rules.rank_neurons.output.ranking, task=PLAN.tasks, allow_missing=True),
+        selectivity=rules.selectivity_index.output[0],
         # a_bsl (Eq. 3) and the activation std of each trial (kind baseline, unit
         # neuron_std).
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
+        baselines=rules.dump_activations.output.baseline,
     output:
         "results/{model}/perturbation/{task}.parquet",
     log:
         "logs/{model}/perturbation/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         sources=list(PLAN.tasks),
         rates=config["perturbation"]["rates"],
         # what the perturbation of a neuron reads (skillneurons.neurons.perturbation)
-        settings=pick(
-            "perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]
-        ),
+        settings=pick("perturbation", ["kind", "sigma", "mean", "unit", "positions", "draw"]),
         trials=PLAN.trials,
         # One noise seed (and random order) per trial.
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        seeds=PLAN.seeds(PLAN.trials),
         layer_matched_orders=config["perturbation"]["layer_matched_orders"],
         uniform_orders=config["perturbation"]["uniform_orders"],
         scope=config["ranking"]["scope"],
@@ -94,26 +76,22 @@ use rule perturbation_curves as perturbation_paper_design with:
     input:
         model=model_files,
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
+            rules.prompt_tuning_trial.output.prompt, trial=PLAN.trials, allow_missing=True
         ),
-        test="data/splits/{task}/test.parquet",
-        rankings=["results/{model}/rankings/{task}.parquet"],
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
+        test=rules.split.output.test,
+        rankings=[rules.rank_neurons.output.ranking],
+        baselines=rules.dump_activations.output.baseline,
     output:
         "results/{model}/perturbation/paper_design/{task}.parquet",
     log:
         "logs/{model}/perturbation/paper_design/{task}.log",
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         sources=lambda w: [w.task],
         rates=config["perturbation"]["rates"],
         settings=PLAN.paper_perturbation,
         trials=PLAN.trials,
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        seeds=PLAN.seeds(PLAN.trials),
         layer_matched_orders=0,
         uniform_orders=PLAN.uniform_orders,
         scope=config["ranking"]["scope"],
@@ -125,14 +103,16 @@ use rule perturbation_curves as perturbation_paper_design with:
 
 rule neuronal_importance:
     input:
-        expand("results/{{model}}/perturbation/{task}.parquet", task=list(PLAN.tasks)),
+        expand(rules.perturbation_curves.output, task=PLAN.tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "neuronal_importance"),
+        csv="results/{model}/tables/A-F6.csv",
+        md="results/{model}/tables/A-F6.md",
+        summary_csv="results/{model}/tables/A-F6_summary.csv",
+        summary_md="results/{model}/tables/A-F6_summary.md",
+        png=reported("results/{model}/figures/A-F6.png"),
+        pdf="results/{model}/figures/A-F6.pdf",
     log:
         "logs/{model}/tables/A-F6.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -147,14 +127,12 @@ rule neuronal_importance:
 
 rule figure_perturbation_all_tasks:
     input:
-        expand("results/{{model}}/perturbation/{task}.parquet", task=list(PLAN.tasks)),
+        expand(rules.perturbation_curves.output, task=PLAN.tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "figure_perturbation_all_tasks"),
+        png=reported("results/{model}/figures/A-F11.png"),
+        pdf="results/{model}/figures/A-F11.pdf",
     log:
         "logs/{model}/figures/A-F11.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -167,9 +145,12 @@ rule figure_perturbation_all_tasks:
         "../../scripts/paper_a/figure_perturbation_curves.py"
 
 
+# A-F4 draws the curves of perturbation.figure_tasks (Plan.figure_tasks: the first
+# three-way sentiment task when it names none).
 use rule figure_perturbation_all_tasks as figure_perturbation_example with:
     output:
-        **paper_outputs(PAPER_A, "figure_perturbation_example"),
+        png=reported("results/{model}/figures/A-F4.png"),
+        pdf="results/{model}/figures/A-F4.pdf",
     log:
         "logs/{model}/figures/A-F4.log",
     params:
@@ -181,7 +162,8 @@ use rule figure_perturbation_all_tasks as figure_perturbation_example with:
 
 use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
     output:
-        **paper_outputs(PAPER_A, "figure_perturbation_selectivity"),
+        png=reported("results/{model}/figures/A-F15.png"),
+        pdf="results/{model}/figures/A-F15.pdf",
     log:
         "logs/{model}/figures/A-F15.log",
     params:
@@ -193,14 +175,18 @@ use rule figure_perturbation_all_tasks as figure_perturbation_selectivity with:
 
 rule task_correlation:
     input:
-        expand("results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)),
+        expand(rules.rank_neurons.output.ranking, task=PLAN.tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "task_correlation"),
+        mean_csv="results/{model}/tables/A-F5.csv",
+        mean_md="results/{model}/tables/A-F5.md",
+        layers_csv="results/{model}/tables/A-F14.csv",
+        layers_md="results/{model}/tables/A-F14.md",
+        mean_png=reported("results/{model}/figures/A-F5.png"),
+        mean_pdf="results/{model}/figures/A-F5.pdf",
+        layers_png=reported("results/{model}/figures/A-F14.png"),
+        layers_pdf="results/{model}/figures/A-F14.pdf",
     log:
         "logs/{model}/tables/A-F5_F14.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -2,8 +2,6 @@
 task (every trial in one job), their CPU speed against the unpruned model, Table A-T4.
 """
 
-from skillneurons.paper_a.registry import PAPER_A
-
 
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
@@ -14,53 +12,37 @@ localrules:
 rule prune_model:
     input:
         model=model_files,
-        splits=expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
-        ranking="results/{model}/rankings/{task}.parquet",
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
+        splits=rules.split.output,
+        ranking=rules.rank_neurons.output.ranking,
+        baselines=rules.dump_activations.output.baseline,
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
+            rules.prompt_tuning_trial.output.prompt, trial=PLAN.trials, allow_missing=True
         ),
     output:
         models=expand(
-            "results/{{model}}/pruning/{{task}}/trial{trial}/model.safetensors",
-            trial=PLAN.trials,
+            "results/{{model}}/pruning/{{task}}/trial{trial}/model.safetensors", trial=PLAN.trials
         ),
         configs=expand(
-            "results/{{model}}/pruning/{{task}}/trial{trial}/model.json",
-            trial=PLAN.trials,
+            "results/{{model}}/pruning/{{task}}/trial{trial}/model.json", trial=PLAN.trials
         ),
         prompts=expand(
             "results/{{model}}/pruning/{{task}}/trial{trial}/prompt.safetensors",
             trial=PLAN.trials,
         ),
         metrics=expand(
-            "results/{{model}}/pruning/{{task}}/trial{trial}/metrics.json",
-            trial=PLAN.trials,
+            "results/{{model}}/pruning/{{task}}/trial{trial}/metrics.json", trial=PLAN.trials
         ),
     log:
         "logs/{model}/pruning/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: label_words(w.task),
+        model=model_spec,
+        label_words=task_label_words,
         prompt_tuning=pick(
             "prompt_tuning",
-            [
-                "learning_rate",
-                "batch_size",
-                "eval_batch_size",
-                "init_std",
-                "max_length",
-            ],
+            ["learning_rate", "batch_size", "eval_batch_size", "init_std", "max_length"],
         ),
         pruning=pick(
             "pruning",
@@ -75,7 +57,7 @@ rule prune_model:
             ],
         ),
         per_layer=config["pruning"]["scope"] == "per_layer",
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
+        seeds=PLAN.seeds(PLAN.trials),
     script:
         "../../scripts/paper_a/prune_model.py"
 
@@ -83,34 +65,20 @@ rule prune_model:
 rule pruning_speed:
     input:
         model=model_files,
-        tests=expand("data/splits/{task}/test.parquet", task=list(PLAN.tasks)),
-        models=expand(
-            "results/{{model}}/pruning/{task}/trial{trial}/model.safetensors",
-            task=list(PLAN.tasks),
-            trial=PLAN.trials,
-        ),
-        configs=expand(
-            "results/{{model}}/pruning/{task}/trial{trial}/model.json",
-            task=list(PLAN.tasks),
-            trial=PLAN.trials,
-        ),
-        prompts=expand(
-            "results/{{model}}/pruning/{task}/trial{trial}/prompt.safetensors",
-            task=list(PLAN.tasks),
-            trial=PLAN.trials,
-        ),
+        tests=expand(rules.split.output.test, task=PLAN.tasks),
+        models=for_each(rules.prune_model.output.models, task=PLAN.tasks),
+        configs=for_each(rules.prune_model.output.configs, task=PLAN.tasks),
+        prompts=for_each(rules.prune_model.output.prompts, task=PLAN.tasks),
     output:
-        "results/{model}/pruning/speed.json",
+        speed="results/{model}/pruning/speed.json",
     log:
         "logs/{model}/pruning/speed.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
     threads: config["pruning"]["speed_threads"]
     resources:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         tasks=list(PLAN.tasks),
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["pruning"]["speed_batch_size"],
@@ -123,23 +91,18 @@ rule pruning_speed:
 rule pruning_table:
     input:
         prompt_metrics=expand(
-            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
-            task=list(PLAN.tasks),
+            rules.prompt_tuning_trial.output.metrics,
+            task=PLAN.tasks,
             trial=PLAN.trials,
+            allow_missing=True,
         ),
-        pruned_metrics=expand(
-            "results/{{model}}/pruning/{task}/trial{trial}/metrics.json",
-            task=list(PLAN.tasks),
-            trial=PLAN.trials,
-        ),
-        speed="results/{model}/pruning/speed.json",
+        pruned_metrics=for_each(rules.prune_model.output.metrics, task=PLAN.tasks),
+        speed=rules.pruning_speed.output.speed,
     output:
-        **paper_outputs(PAPER_A, "pruning_table"),
+        csv=reported("results/{model}/tables/A-T4.csv"),
+        md="results/{model}/tables/A-T4.md",
     log:
         "logs/{model}/tables/A-T4.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -1,8 +1,12 @@
 """Skill neurons (paper A, §3-§5): the top neuron's accuracy against prompt tuning (Table
-A-T1), controls without prompt tuning (Table A-T3), Figures A-F1/F2/F3/F9/F10."""
+A-T1), controls without prompt tuning (Table A-T3), Figures A-F1/F2/F3/F9/F10.
+
+One job per task computes every trial's controls: one process start in place of one per
+trial; each trial's files are what its own job would write. Changing controls.trials
+reruns the job as a whole (the earlier trials recomputed identically), where one job
+per trial would run only the new trials."""
 
 from skillneurons.paper_a.controls import CONTROLS, TABLE_SETTINGS
-from skillneurons.paper_a.registry import PAPER_A
 
 
 # Run on the submitting host under a cluster executor (quick, or needs network).
@@ -16,39 +20,39 @@ localrules:
     figure_predictivity_definitions,
 
 
+# Table A-T3's controls (skillneurons.paper_a.controls.CONTROLS), each trial's.
 rule control_top_neuron:
-    """One job per task computes every trial's controls (issue 37: one process start in
-    place of one per trial; each trial's files are what its own job wrote). Changing
-    controls.trials reruns the job as a whole (the earlier trials recomputed
-    identically), where one job per trial ran only the new trials."""
     input:
         model=model_files,
-        splits=expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
-        dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
+        splits=rules.split.output,
+        dev=rules.split.output.dev,
+        subtasks=subtask_splits("dev"),
     output:
-        # trial-major: every control of trial 0, then of trial 1, ...
-        expand(
-            "results/{{model}}/skill_neurons/{control}/{{task}}/trial{trial}.json",
+        random_prompt=expand(
+            "results/{{model}}/skill_neurons/random_prompt/{{task}}/trial{trial}.json",
             trial=PLAN.control_trials,
-            control=CONTROLS,
+        ),
+        hard_prompt=expand(
+            "results/{{model}}/skill_neurons/hard_prompt/{{task}}/trial{trial}.json",
+            trial=PLAN.control_trials,
+        ),
+        random_model=expand(
+            "results/{{model}}/skill_neurons/random_model/{{task}}/trial{trial}.json",
+            trial=PLAN.control_trials,
         ),
     log:
         "logs/{model}/skill_neurons/controls/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
-        runtime=lambda w: 60 * len(PLAN.control_trials),
+        runtime=60 * len(PLAN.control_trials),
     params:
         controls=list(CONTROLS),
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: label_words(w.task),
+        model=model_spec,
+        label_words=task_label_words,
         prompt_length=config["prompt_tuning"]["prompt_length"],
         init_std=config["prompt_tuning"]["init_std"],
         trials=PLAN.control_trials,
-        seeds=[config["seed"] + trial for trial in PLAN.control_trials],  # trial t: seed + t
+        seeds=PLAN.seeds(PLAN.control_trials),
         hard_prompt=lambda w: PLAN.hard_prompt(w.task),
         # the baseline, dumps and top neuron as for the tuned prompts
         max_length=config["prompt_tuning"]["max_length"],
@@ -63,17 +67,16 @@ rule control_top_neuron:
 rule prompt_tuning_table:
     input:
         expand(
-            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
-            task=list(PLAN.tasks),
+            rules.prompt_tuning_trial.output.metrics,
+            task=PLAN.tasks,
             trial=PLAN.trials,
+            allow_missing=True,
         ),
     output:
-        **paper_outputs(PAPER_A, "prompt_tuning_table"),
+        csv=reported("results/{model}/tables/A-T1_prompt_tuning.csv"),
+        md="results/{model}/tables/A-T1_prompt_tuning.md",
     log:
         "logs/{model}/tables/A-T1_prompt_tuning.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -84,20 +87,19 @@ rule prompt_tuning_table:
 rule skill_neuron_table:
     input:
         prompt_metrics=expand(
-            "results/{{model}}/prompt_tuning/{task}/trial{trial}/metrics.json",
-            task=list(PLAN.tasks),
+            rules.prompt_tuning_trial.output.metrics,
+            task=PLAN.tasks,
             trial=PLAN.trials,
+            allow_missing=True,
         ),
         neuron_results=expand(
-            "results/{{model}}/skill_neurons/tuned/{task}.json", task=list(PLAN.tasks)
+            rules.rank_neurons.output.top_neurons, task=PLAN.tasks, allow_missing=True
         ),
     output:
-        **paper_outputs(PAPER_A, "skill_neuron_table"),
+        csv=reported("results/{model}/tables/A-T1.csv"),
+        md="results/{model}/tables/A-T1.md",
     log:
         "logs/{model}/tables/A-T1.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -107,19 +109,16 @@ rule skill_neuron_table:
 
 rule control_table:
     input:
-        unpack(
-            lambda w: {
-                **{c: PLAN.control_files(w.model, c) for c in CONTROLS},
-                "tuned": PLAN.task_files(w.model, "skill_neurons/tuned/{task}.json"),
-            }
-        ),
+        **{
+            control: for_each(rules.control_top_neuron.output[control], task=PLAN.tasks)
+            for control in CONTROLS
+        },
+        tuned=expand(rules.rank_neurons.output.top_neurons, task=PLAN.tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "control_table"),
+        csv=reported("results/{model}/tables/A-T3.csv"),
+        md="results/{model}/tables/A-T3.md",
     log:
         "logs/{model}/tables/A-T3.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -132,16 +131,14 @@ rule control_table:
 
 rule figure_activation_histogram:
     input:
-        ranking=f"results/{{model}}/rankings/{PLAN.figure_task('A-F1')}.parquet",
-        dev_dump=f"results/{{model}}/activations/{PLAN.figure_task('A-F1')}/trial0/dev.parquet",
-        baseline=f"results/{{model}}/activations/{PLAN.figure_task('A-F1')}/trial0/baseline.safetensors",
+        ranking=filled(rules.rank_neurons.output.ranking, task=PLAN.figure_task("A-F1")),
+        dev_dump=filled(rules.dump_activations.output.dev[0], task=PLAN.figure_task("A-F1")),
+        baseline=filled(rules.dump_activations.output.baseline[0], task=PLAN.figure_task("A-F1")),
     output:
-        **paper_outputs(PAPER_A, "figure_activation_histogram"),
+        png=reported("results/{model}/figures/A-F1.png"),
+        pdf="results/{model}/figures/A-F1.pdf",
     log:
         "logs/{model}/figures/A-F1.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
@@ -154,24 +151,20 @@ rule figure_activation_histogram:
 
 rule figure_subtask_scatter:
     input:
-        ranking=f"results/{{model}}/rankings/{PLAN.figure_task('A-F2')}.parquet",
-        dev_dump=f"results/{{model}}/activations/{PLAN.figure_task('A-F2')}/trial0/dev.parquet",
-        baseline=f"results/{{model}}/activations/{PLAN.figure_task('A-F2')}/trial0/baseline.safetensors",
+        ranking=filled(rules.rank_neurons.output.ranking, task=PLAN.figure_task("A-F2")),
+        dev_dump=filled(rules.dump_activations.output.dev[0], task=PLAN.figure_task("A-F2")),
+        baseline=filled(rules.dump_activations.output.baseline[0], task=PLAN.figure_task("A-F2")),
     output:
-        **paper_outputs(PAPER_A, "figure_subtask_scatter"),
+        png=reported("results/{model}/figures/A-F2.png"),
+        pdf="results/{model}/figures/A-F2.pdf",
     log:
         "logs/{model}/figures/A-F2.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
     params:
         task=PLAN.figure_task("A-F2"),
-        subtasks=lambda w: [
-            s.name for s in PLAN.tasks[PLAN.figure_task("A-F2")].subtasks
-        ],
+        subtasks=lambda w: PLAN.subtasks(PLAN.figure_task("A-F2")),
         label_names=lambda w: list(PLAN.tasks[PLAN.figure_task("A-F2")].label_names),
     script:
         "../../scripts/paper_a/figure_subtask_scatter.py"
@@ -179,16 +172,12 @@ rule figure_subtask_scatter:
 
 rule figure_predictivity_baselines:
     input:
-        expand(
-            "results/{{model}}/predictivity/{task}.safetensors", task=list(PLAN.tasks)
-        ),
+        expand(rules.rank_neurons.output.predictivity, task=PLAN.tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "figure_predictivity_baselines"),
+        png=reported("results/{model}/figures/A-F3_F9.png"),
+        pdf="results/{model}/figures/A-F3_F9.pdf",
     log:
         "logs/{model}/figures/A-F3_F9.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
@@ -207,7 +196,8 @@ rule figure_predictivity_baselines:
 
 use rule figure_predictivity_baselines as figure_predictivity_definitions with:
     output:
-        **paper_outputs(PAPER_A, "figure_predictivity_definitions"),
+        png=reported("results/{model}/figures/A-F10.png"),
+        pdf="results/{model}/figures/A-F10.pdf",
     log:
         "logs/{model}/figures/A-F10.log",
     params:

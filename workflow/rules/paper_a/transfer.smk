@@ -2,8 +2,6 @@
 between tasks with the same label words, overlap of activated neurons (ON), Spearman
 correlations (table A-S6.2) and their scatter plot (figure A-S6.2)."""
 
-from skillneurons.paper_a.registry import PAPER_A
-
 
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
@@ -15,34 +13,28 @@ localrules:
 rule prompt_transfer:
     input:
         model=model_files,
-        tests=expand("data/splits/{task}/test.parquet", task=list(PLAN.tasks)),
-        rankings=expand(
-            "results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)
-        ),
+        tests=expand(rules.split.output.test, task=PLAN.tasks),
+        rankings=expand(rules.rank_neurons.output.ranking, task=PLAN.tasks, allow_missing=True),
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-            task=list(PLAN.tasks),
+            rules.prompt_tuning_trial.output.prompt,
+            task=PLAN.tasks,
             trial=PLAN.trials,
+            allow_missing=True,
         ),
     output:
         "results/{model}/transfer/pairs.parquet",
     log:
         "logs/{model}/transfer/pairs.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         tasks=list(PLAN.tasks),
-        label_words={task: label_words(task) for task in PLAN.tasks},
+        label_words={task: PLAN.label_words(task) for task in PLAN.tasks},
         max_length=config["prompt_tuning"]["max_length"],
         batch_size=config["prompt_tuning"]["eval_batch_size"],
-        settings=pick(
-            "transfer", ["skill_fraction", "positions", "measure", "max_samples"]
-        ),
+        settings=pick("transfer", ["skill_fraction", "positions", "measure", "max_samples"]),
         per_layer=config["ranking"]["scope"] == "per_layer",
         subset_seed=config["seed"],
     script:
@@ -51,14 +43,14 @@ rule prompt_transfer:
 
 rule transfer_table:
     input:
-        "results/{model}/transfer/pairs.parquet",
+        rules.prompt_transfer.output,
     output:
-        **paper_outputs(PAPER_A, "transfer_table"),
+        csv=reported("results/{model}/tables/A-S6.2.csv"),
+        md="results/{model}/tables/A-S6.2.md",
+        matrix_csv=reported("results/{model}/tables/A-S6.2_transfer.csv"),
+        matrix_md="results/{model}/tables/A-S6.2_transfer.md",
     log:
         "logs/{model}/tables/A-S6.2.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -70,14 +62,12 @@ rule transfer_table:
 
 rule figure_transfer:
     input:
-        "results/{model}/transfer/pairs.parquet",
+        rules.prompt_transfer.output,
     output:
-        **paper_outputs(PAPER_A, "figure_transfer"),
+        png=reported("results/{model}/figures/A-S6.2.png"),
+        pdf="results/{model}/figures/A-S6.2.pdf",
     log:
         "logs/{model}/figures/A-S6.2.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

@@ -3,8 +3,6 @@ tuning and BitFit per model x method x task x trial, their perturbation curves i
 prompt-tuning predictivity orders (A-F7, A-F12, A-F13), neuronal importance per method
 and averaged over methods (A-F8), and the trained models' accuracy."""
 
-from skillneurons.paper_a.registry import PAPER_A
-
 
 # Tables and figures from finished results: run on the submitting host under a
 # cluster executor.
@@ -20,23 +18,20 @@ localrules:
 rule train_tuning_method:
     input:
         model=model_files,
-        train="data/splits/{task}/train.parquet",
-        dev="data/splits/{task}/dev.parquet",
-        test="data/splits/{task}/test.parquet",
+        train=rules.split.output.train,
+        dev=rules.split.output.dev,
+        test=rules.split.output.test,
     output:
         weights="results/{model}/tuning_methods/{method}/{task}/trial{trial}/weights.safetensors",
         metrics="results/{model}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
     log:
         "logs/{model}/tuning_methods/{method}/{task}/trial{trial}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: label_words(w.task),
+        model=model_spec,
+        label_words=task_label_words,
         # only this method's training settings: other tasks and methods don't rerun it
         settings=lambda w: {
             **pick(
@@ -51,9 +46,7 @@ rule train_tuning_method:
                     "patience",
                 ],
             ),
-            "learning_rate": {
-                w.method: config["tuning_methods"]["learning_rate"][w.method]
-            },
+            "learning_rate": {w.method: config["tuning_methods"]["learning_rate"][w.method]},
         },
         max_length=config["prompt_tuning"]["max_length"],
         seed=lambda w: config["seed"] + int(w.trial),
@@ -65,27 +58,21 @@ rule tuning_method_perturbation:
     input:
         model=model_files,
         weights=expand(
-            "results/{{model}}/tuning_methods/{{method}}/{{task}}/trial{trial}/weights.safetensors",
-            trial=PLAN.tuning_trials,
+            rules.train_tuning_method.output.weights, trial=PLAN.tuning_trials, allow_missing=True
         ),
-        test="data/splits/{task}/test.parquet",
-        rankings=expand(
-            "results/{{model}}/rankings/{source}.parquet", source=list(PLAN.tasks)
-        ),
+        test=rules.split.output.test,
+        rankings=expand(rules.rank_neurons.output.ranking, task=PLAN.tasks, allow_missing=True),
         # a_bsl and the activation std of the tuned model (kind baseline, neuron_std).
-        train="data/splits/{task}/train.parquet",
+        train=rules.split.output.train,
     output:
         "results/{model}/tuning_methods/{method}/perturbation/{task}.parquet",
     log:
         "logs/{model}/tuning_methods/{method}/perturbation/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         sources=list(PLAN.tasks),
         rates=config["perturbation"]["rates"],
         # No soft prompts: every position is perturbed (positions "all").
@@ -95,7 +82,7 @@ rule tuning_method_perturbation:
         },
         trials=PLAN.tuning_trials,
         # One noise seed (and random order) per trial.
-        seeds=[config["seed"] + trial for trial in PLAN.tuning_trials],
+        seeds=PLAN.seeds(PLAN.tuning_trials),
         layer_matched_orders=config["perturbation"]["layer_matched_orders"],
         uniform_orders=config["perturbation"]["uniform_orders"],
         scope=config["ranking"]["scope"],
@@ -110,9 +97,15 @@ rule tuning_method_perturbation:
 
 use rule figure_perturbation_all_tasks as figure_adapter_curves with:
     input:
-        lambda w: PLAN.tuning_curves(w.model, "adapter", PLAN.tuning_tasks),
+        expand(
+            rules.tuning_method_perturbation.output,
+            method="adapter",
+            task=PLAN.tuning_tasks,
+            allow_missing=True,
+        ),
     output:
-        **paper_outputs(PAPER_A, "figure_adapter_curves"),
+        png=reported("results/{model}/figures/A-F12.png"),
+        pdf="results/{model}/figures/A-F12.pdf",
     log:
         "logs/{model}/figures/A-F12.log",
     params:
@@ -124,9 +117,15 @@ use rule figure_perturbation_all_tasks as figure_adapter_curves with:
 
 use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
     input:
-        lambda w: PLAN.tuning_curves(w.model, "bitfit", PLAN.tuning_tasks),
+        expand(
+            rules.tuning_method_perturbation.output,
+            method="bitfit",
+            task=PLAN.tuning_tasks,
+            allow_missing=True,
+        ),
     output:
-        **paper_outputs(PAPER_A, "figure_bitfit_curves"),
+        png=reported("results/{model}/figures/A-F13.png"),
+        pdf="results/{model}/figures/A-F13.pdf",
     log:
         "logs/{model}/figures/A-F13.log",
     params:
@@ -138,9 +137,15 @@ use rule figure_perturbation_all_tasks as figure_bitfit_curves with:
 
 use rule figure_perturbation_all_tasks as figure_bitfit_example with:
     input:
-        lambda w: PLAN.tuning_curves(w.model, "bitfit", PLAN.figure_tasks["A-F7"]),
+        expand(
+            rules.tuning_method_perturbation.output,
+            method="bitfit",
+            task=PLAN.figure_tasks["A-F7"],
+            allow_missing=True,
+        ),
     output:
-        **paper_outputs(PAPER_A, "figure_bitfit_example"),
+        png=reported("results/{model}/figures/A-F7.png"),
+        pdf="results/{model}/figures/A-F7.pdf",
     log:
         "logs/{model}/figures/A-F7.log",
     params:
@@ -152,9 +157,14 @@ use rule figure_perturbation_all_tasks as figure_bitfit_example with:
 
 use rule neuronal_importance as tuning_method_importance with:
     input:
-        lambda w: PLAN.tuning_curves(w.model, w.method, PLAN.tuning_tasks),
+        expand(rules.tuning_method_perturbation.output, task=PLAN.tuning_tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_A, "tuning_method_importance"),
+        csv="results/{model}/tables/A-F8_{method}.csv",
+        md="results/{model}/tables/A-F8_{method}.md",
+        summary_csv="results/{model}/tables/A-F8_{method}_summary.csv",
+        summary_md="results/{model}/tables/A-F8_{method}_summary.md",
+        png=reported("results/{model}/figures/A-F8_{method}.png"),
+        pdf="results/{model}/figures/A-F8_{method}.pdf",
     log:
         "logs/{model}/tables/A-F8_{method}.log",
     params:
@@ -168,19 +178,14 @@ use rule neuronal_importance as tuning_method_importance with:
 
 rule tuning_methods_importance:
     input:
-        unpack(
-            lambda w: {
-                method: PLAN.tuning_curves(w.model, method, PLAN.tuning_tasks)
-                for method in PLAN.tuning_methods
-            }
-        ),
+        **tuning_curves(PLAN.tuning_methods, PLAN.tuning_tasks),
     output:
-        **paper_outputs(PAPER_A, "tuning_methods_importance"),
+        csv="results/{model}/tables/A-F8.csv",
+        md="results/{model}/tables/A-F8.md",
+        png=reported("results/{model}/figures/A-F8.png"),
+        pdf="results/{model}/figures/A-F8.pdf",
     log:
         "logs/{model}/tables/A-F8.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -196,18 +201,17 @@ rule tuning_methods_importance:
 rule tuning_methods_table:
     input:
         expand(
-            "results/{{model}}/tuning_methods/{method}/{task}/trial{trial}/metrics.json",
+            rules.train_tuning_method.output.metrics,
             method=PLAN.tuning_methods,
             task=PLAN.tuning_tasks,
             trial=PLAN.tuning_trials,
+            allow_missing=True,
         ),
     output:
-        **paper_outputs(PAPER_A, "tuning_methods_table"),
+        csv=reported("results/{model}/tables/tuning_methods.csv"),
+        md="results/{model}/tables/tuning_methods.md",
     log:
         "logs/{model}/tables/tuning_methods.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -1,13 +1,11 @@
 """Skill neurons are not from word selectivity (paper A, §4.4): words related to each
 task's top neuron (Tables A-T2, A-T6), and the agreement of neuron orders found with
-random label words (prompt tuning, activations and ranking rerun per draw)."""
+random label words (prompt tuning, activations and ranking rerun per draw).
 
-from skillneurons.paper_a.registry import PAPER_A
-
-# Outputs under results/{model}/random_label_words/{variant}{draw}/: variant draw holds
-# random label words of draw d; control the configured label words with draw d's seeds
-# (how much the orders move with the seed alone): its ranking from the main
-# prompt-tuning trials with those seeds where they exist, else from its own training.
+Outputs under results/{model}/random_label_words/{variant}{draw}/: variant draw holds
+random label words of draw d; control the configured label words with draw d's seeds
+(how much the orders move with the seed alone): its ranking from the main prompt-tuning
+trials with those seeds where they exist, else from its own training."""
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -20,28 +18,27 @@ localrules:
 rule word_selectivity:
     input:
         model=model_files,
-        rankings=expand(
-            "results/{{model}}/rankings/{task}.parquet", task=list(PLAN.tasks)
-        ),
+        rankings=expand(rules.rank_neurons.output.ranking, task=PLAN.tasks, allow_missing=True),
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
-            task=list(PLAN.tasks),
+            rules.prompt_tuning_trial.output.prompt,
+            task=PLAN.tasks,
             trial=config["word_selectivity"]["trial"],
+            allow_missing=True,
         ),
-        train=expand("data/splits/{task}/train.parquet", task=list(PLAN.tasks)),
+        train=expand(rules.split.output.train, task=PLAN.tasks),
     output:
-        **paper_outputs(PAPER_A, "word_selectivity"),
+        cosine_csv=reported("results/{model}/tables/A-T2.csv"),
+        cosine_md="results/{model}/tables/A-T2.md",
+        activation_csv=reported("results/{model}/tables/A-T6.csv"),
+        activation_md="results/{model}/tables/A-T6.md",
         words="results/{model}/word_selectivity.parquet",
     log:
         "logs/{model}/word_selectivity.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         tasks=list(PLAN.tasks),
         trial=config["word_selectivity"]["trial"],
         words=config["word_selectivity"]["words"],
@@ -63,24 +60,21 @@ rule word_selectivity:
 rule prompt_tuning_random_words:
     input:
         model=model_files,
-        train="data/splits/{task}/train.parquet",
-        dev="data/splits/{task}/dev.parquet",
-        test="data/splits/{task}/test.parquet",
+        train=rules.split.output.train,
+        dev=rules.split.output.dev,
+        test=rules.split.output.test,
     output:
         directory(
             "results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/passes/trials{trials}"
         ),
     log:
         "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trials{trials}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: label_words(w.task) if w.variant == "control" else None,
+        model=model_spec,
+        label_words=lambda w: (PLAN.label_words(w.task) if w.variant == "control" else None),
         # Draw d of whole words from the vocabulary (skillneurons.paper_a.label_word_sampling).
         random_words=lambda w: (
             {
@@ -91,26 +85,11 @@ rule prompt_tuning_random_words:
             if w.variant == "draw"
             else None
         ),
-        # what the job reads of the prompt_tuning section (not trials)
-        settings=pick(
-            "prompt_tuning",
-            [
-                "prompt_length",
-                "init_std",
-                "init",
-                "learning_rate",
-                "batch_size",
-                "eval_batch_size",
-                "max_steps",
-                "eval_every",
-                "patience",
-                "max_length",
-            ],
-        ),
+        settings=PLAN.prompt_tuning_settings,
         # A draw's seeds, shared with its seed-only control (draw d's first trial: main
         # trial d's, which is the control where a draw has one trial); a pass's trials
         # trained together (as rule prompt_tuning).
-        trials=lambda w: pass_trials(w.trials),
+        trials=pass_trials_of,
         seeds=lambda w: [
             config["seed"] + PLAN.random_words_seed_offset(int(w.draw), trial)
             for trial in pass_trials(w.trials)
@@ -122,14 +101,12 @@ rule prompt_tuning_random_words:
 # One trial's files from its pass (as rule prompt_tuning_trial).
 rule prompt_tuning_random_words_trial:
     input:
-        lambda w: f"results/{w.model}/random_label_words/{w.variant}{w.draw}/prompt_tuning/{w.task}/passes/trials{PLAN.random_words_pass(int(w.trial))}",
+        trained_random_words_pass,
     output:
         prompt="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
         metrics="results/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}/metrics.json",
     log:
         "logs/{model}/random_label_words/{variant}{draw}/prompt_tuning/{task}/trial{trial}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
     shell:
         "cp {input}/trial{wildcards.trial}/prompt.safetensors {output.prompt} 2> {log} && "
         "cp {input}/trial{wildcards.trial}/metrics.json {output.metrics} 2>> {log}"
@@ -139,12 +116,13 @@ use rule dump_activations as dump_activations_random_words with:
     input:
         model=model_files,
         prompts=expand(
-            "results/{{model}}/random_label_words/{{variant}}{{draw}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
+            rules.prompt_tuning_random_words_trial.output.prompt,
             trial=PLAN.random_words_trials,
+            allow_missing=True,
         ),
-        train="data/splits/{task}/train.parquet",
-        dev="data/splits/{task}/dev.parquet",
-        test="data/splits/{task}/test.parquet",
+        train=rules.split.output.train,
+        dev=rules.split.output.dev,
+        test=rules.split.output.test,
     output:
         baseline=expand(
             "results/{{model}}/random_label_words/{{variant}}{{draw}}/activations/{{task}}/trial{trial}/baseline.safetensors",
@@ -170,33 +148,22 @@ use rule dump_activations as dump_activations_random_words with:
         "logs/{model}/random_label_words/{variant}{draw}/activations/{task}.log",
     resources:
         mem_mb=6000,
-        runtime=lambda w: 60 * len(PLAN.random_words_trials),
+        runtime=60 * len(PLAN.random_words_trials),
     params:
         trials=PLAN.random_words_trials,
 
 
 use rule rank_neurons as rank_neurons_random_words with:
     input:
-        dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
-        test="data/splits/{task}/test.parquet",
-        test_subtasks=lambda w: PLAN.subtask_files(w.task, "test"),
-        # a seed-only control made of main trials reads their dumps (nothing retrained)
-        baselines=lambda w: PLAN.random_words_dumps(
-            w.model, "baseline.safetensors", w.task, w.variant, int(w.draw)
-        ),
-        dev_dumps=lambda w: PLAN.random_words_dumps(
-            w.model, "dev.parquet", w.task, w.variant, int(w.draw)
-        ),
-        dev_input_dumps=lambda w: PLAN.random_words_dumps(
-            w.model, "dev_input.parquet", w.task, w.variant, int(w.draw)
-        ),
-        test_dumps=lambda w: PLAN.random_words_dumps(
-            w.model, "test.parquet", w.task, w.variant, int(w.draw)
-        ),
-        test_input_dumps=lambda w: PLAN.random_words_dumps(
-            w.model, "test_input.parquet", w.task, w.variant, int(w.draw)
-        ),
+        dev=rules.split.output.dev,
+        subtasks=subtask_splits("dev"),
+        test=rules.split.output.test,
+        test_subtasks=subtask_splits("test"),
+        baselines=random_words_dumps("baseline"),
+        dev_dumps=random_words_dumps("dev"),
+        dev_input_dumps=random_words_dumps("dev_input"),
+        test_dumps=random_words_dumps("test"),
+        test_input_dumps=random_words_dumps("test_input"),
     output:
         ranking="results/{model}/random_label_words/{variant}{draw}/rankings/{task}.parquet",
         predictivity="results/{model}/random_label_words/{variant}{draw}/predictivity/{task}.safetensors",
@@ -208,23 +175,14 @@ use rule rank_neurons as rank_neurons_random_words with:
 # §4.4's noise floor: the same prompts' orders on two halves of the dev split.
 rule label_word_noise_floor:
     input:
-        dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
-        dev_dumps=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
-            trial=PLAN.trials,
-        ),
+        dev=rules.split.output.dev,
+        subtasks=subtask_splits("dev"),
+        baselines=rules.dump_activations.output.baseline,
+        dev_dumps=rules.dump_activations.output.dev,
     output:
         "results/{model}/random_label_words/noise_floor/{task}.json",
     log:
         "logs/{model}/random_label_words/noise_floor/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
@@ -238,39 +196,38 @@ rule label_word_noise_floor:
 rule random_label_words_table:
     input:
         noise_floor=expand(
-            "results/{{model}}/random_label_words/noise_floor/{task}.json",
+            rules.label_word_noise_floor.output, task=PLAN.random_words_tasks, allow_missing=True
+        ),
+        rankings=expand(
+            rules.rank_neurons_random_words.output.ranking,
+            variant="draw",
             task=PLAN.random_words_tasks,
+            draw=PLAN.random_words_draws,
+            allow_missing=True,
         ),
-        rankings=lambda w: PLAN.random_words_files(
-            w.model,
-            "rankings/{task}.parquet",
-            PLAN.random_words_tasks,
-            PLAN.random_words_draws,
+        metrics=expand(
+            rules.prompt_tuning_random_words_trial.output.metrics,
+            variant="draw",
+            task=PLAN.random_words_tasks,
+            draw=PLAN.random_words_draws,
+            trial=PLAN.random_words_trials,
+            allow_missing=True,
         ),
-        metrics=lambda w: PLAN.random_words_files(
-            w.model,
-            "prompt_tuning/{task}/trial{trial}/metrics.json",
-            PLAN.random_words_tasks,
-            PLAN.random_words_draws,
-            PLAN.random_words_trials,
-        ),
-        controls=lambda w: PLAN.random_words_files(
-            w.model,
-            "rankings/{task}.parquet",
-            PLAN.random_words_tasks,
-            PLAN.random_words_draws,
+        controls=expand(
+            rules.rank_neurons_random_words.output.ranking,
             variant="control",
+            task=PLAN.random_words_tasks,
+            draw=PLAN.random_words_draws,
+            allow_missing=True,
         ),
         reference=expand(
-            "results/{{model}}/rankings/{task}.parquet", task=PLAN.random_words_tasks
+            rules.rank_neurons.output.ranking, task=PLAN.random_words_tasks, allow_missing=True
         ),
     output:
-        **paper_outputs(PAPER_A, "random_label_words_table"),
+        csv=reported("results/{model}/tables/A-S4.4.csv"),
+        md="results/{model}/tables/A-S4.4.md",
     log:
         "logs/{model}/tables/A-S4.4.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

@@ -1,8 +1,12 @@
 """Paper B, §6 and appendix A.2: neuron-level continual fine-tuning (NCFT, W-NCFT)
 against sequential full (SeqFT) and LoRA (SeqLoRA) and per-task fine-tuning, over the
-orders of paper_b.continual (B-T5, B-F4), each training once per run (paper_b.runs)."""
+orders of paper_b.continual (B-T5, B-F4).
 
-from skillneurons.paper_b.registry import PAPER_B
+Each training runs once per run (paper_b.runs), and one job computes every run of its
+condition: one process start in place of one per run; each run's files are what its own
+job would write, run r from a freshly loaded model with seed + r. Changing paper_b.runs
+reruns the job as a whole (the earlier runs recomputed identically), where one job per
+run would run only the new runs."""
 
 
 localrules:
@@ -10,14 +14,9 @@ localrules:
 
 
 rule continual_training:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.task_split_files(PLAN.continual_orders[w.order]),
+        splits=lambda w: for_each(rules.split.output, task=PLAN.continual_orders[w.order]),
     output:
         results=expand(
             "results/{{model}}/paper_b/continual/run{run}/{{order}}/{{method}}.parquet",
@@ -31,29 +30,22 @@ rule continual_training:
         "logs/{model}/paper_b/continual/{order}/{method}.log",
     wildcard_constraints:
         method=names_regex(PLAN.continual_methods),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=240 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         order=lambda w: PLAN.continual_orders[w.order],
         label_words=lambda w: {
-            t: label_words(t) for t in PLAN.continual_orders[w.order]
+            task: PLAN.label_words(task) for task in PLAN.continual_orders[w.order]
         },
         instructions=lambda w: PLAN.instructions(PLAN.continual_orders[w.order]),
         max_length=config["paper_b"]["max_length"],
         # the method's training section of paper_b.continual
         training=lambda w: config["paper_b"]["continual"][
-            {"seqft": "training", "seqlora": "lora", "ncft": "neuron_training"}[
-                w.method
-            ]
+            {"seqft": "training", "seqlora": "lora", "ncft": "neuron_training"}[w.method]
         ],
-        freeze_embeddings=config["paper_b"]["continual"]["training"][
-            "freeze_embeddings"
-        ],
+        freeze_embeddings=config["paper_b"]["continual"]["training"]["freeze_embeddings"],
         fraction=config["paper_b"]["fraction"],
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
@@ -63,21 +55,15 @@ rule continual_training:
         batch_size=config["paper_b"]["batch_size"],
         output_only=config["paper_b"]["parameters"] == "output_only",
         runs=PLAN.paper_b_runs,
-        # run r: seed + r
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
     script:
         "../../scripts/paper_b/continual_training.py"
 
 
 rule per_task_training:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.task_split_files([w.task]),
+        splits=rules.split.output,
     output:
         results=expand(
             "results/{{model}}/paper_b/continual/run{run}/per_task/{{task}}.parquet",
@@ -89,36 +75,37 @@ rule per_task_training:
         ),
     log:
         "logs/{model}/paper_b/continual/per_task/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=120 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: {w.task: label_words(w.task)},
+        model=model_spec,
+        label_words=lambda w: {w.task: PLAN.label_words(w.task)},
         instructions=lambda w: PLAN.instructions([w.task]),
         max_length=config["paper_b"]["max_length"],
         training=config["paper_b"]["continual"]["training"],
         batch_size=config["paper_b"]["batch_size"],
         runs=PLAN.paper_b_runs,
-        # run r: seed + r
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
     script:
         "../../scripts/paper_b/per_task_training.py"
 
 
 rule continual_tables:
     input:
-        unpack(lambda w: PLAN.continual_files(w.model)),
+        trained=continual_trained(),
+        per_task=continual_per_task(),
     output:
-        **paper_outputs(PAPER_B, "continual_tables"),
+        csv=reported("results/{model}/tables/B-T5.csv"),
+        md="results/{model}/tables/B-T5.md",
+        matrix_csv="results/{model}/tables/B-T5_matrix.csv",
+        matrix_md="results/{model}/tables/B-T5_matrix.md",
+        fg_csv="results/{model}/tables/B-F4.csv",
+        fg_md="results/{model}/tables/B-F4.md",
+        png=reported("results/{model}/figures/B-F4.png"),
+        pdf="results/{model}/figures/B-F4.pdf",
     log:
         "logs/{model}/tables/B-T5_F4.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

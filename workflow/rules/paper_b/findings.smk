@@ -1,33 +1,30 @@
 """Paper B's findings: every claim of §4-§6 and the A-vs-B claims through the findings
 engine (skillneurons.paper_b.findings, from each experiment's *_report module)."""
 
-from skillneurons.paper_b.registry import PAPER_B
-
 
 rule findings_b:
     input:
-        unpack(lambda w: PLAN.group_neuron_files(w.model)),
-        unpack(lambda w: PLAN.generation_findings_files(w.model)),
-        unpack(lambda w: PLAN.generalization_files(w.model)),
-        unpack(lambda w: PLAN.similarity_files(w.model)),
-        unpack(lambda w: PLAN.continual_findings_files(w.model)),
-        deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
-        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
-        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
+        unpack(group_task_neurons),
+        unpack(generation_part_one),
+        unpack(generalization_sweeps),
+        unpack(similarity_results),
+        unpack(continual_findings_results),
+        deactivation=expand(
+            rules.deactivation.output.results, family="classification", allow_missing=True
+        ),
+        training=expand(
+            rules.neuron_training.output.results, task=PLAN.paper_b_tasks, allow_missing=True
+        ),
+        zero_shot=filled(rules.zero_shot.output, family="classification"),
         agreements=expand(
-            "results/{{model}}/paper_b/comparison/{task}.json", task=PLAN.paper_b_tasks
+            rules.comparison.output.agreement, task=PLAN.paper_b_tasks, allow_missing=True
         ),
-        curves=expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        curves=expand(rules.comparison.output.curves, task=PLAN.paper_b_tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_B, "findings_b"),
+        csv=reported("results/{model}/tables/B-findings.csv"),
+        md="results/{model}/tables/B-findings.md",
     log:
         "logs/{model}/tables/B-findings.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
@@ -35,15 +32,13 @@ rule findings_b:
         tasks=PLAN.paper_b_tasks,
         generalization=lambda w: (
             {
-                "overlap_proportions": config["paper_b"]["generalization"][
-                    "overlap_proportions"
-                ],
+                "overlap_proportions": config["paper_b"]["generalization"]["overlap_proportions"],
                 "definition": config["paper_b"]["generalization"]["similarity"],
             }
             if PLAN.groups(w.model)
             else {}
         ),
-        overlap_groups=lambda w: PLAN.groups(w.model),
+        overlap_groups=model_groups,
         continual=list(PLAN.continual_orders),
         # the findings engine's settings (skillneurons.reporting.findings.BootstrapSettings)
         resamples=config["findings"]["bootstrap"],

@@ -1,10 +1,14 @@
 """Paper B, §5 and appendices A.5-A.7: generalization and specialization through task
 neurons (B-F2, B-F6, B-T8, B-T9..B-T11) and the similarity of task neurons' parameters
 (B-F3, B-T4), on the classification group of paper_b.generalization and, on the causal
-LMs of paper_b.generation.models, the generation group of paper_b.generation; every
-training once per run (paper_b.runs), run r with seed + r."""
+LMs of paper_b.generation.models, the generation group of paper_b.generation. These
+paths abbreviate a task family ({family}: cls, gen; pairs cls-gen).
 
-from skillneurons.paper_b.registry import PAPER_B
+Every training runs once per run (paper_b.runs), run r with seed + r, and one job
+computes every run of its condition: one process start in place of one per run; each
+run's files are what its own job would write, run r from a freshly loaded model.
+Changing paper_b.runs reruns the job as a whole (the earlier runs recomputed
+identically), where one job per run would run only the new runs."""
 
 
 localrules:
@@ -15,66 +19,46 @@ localrules:
 
 
 rule proportion_training:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(
-            PLAN.proportion_tasks(w.model, w.group)
-        ),
-        neurons=lambda w: [
-            PLAN.task_neuron_file(w.model, task)
-            for task in PLAN.groups(w.model)[w.group][0]
-        ],
+        splits=proportion_splits,
+        neurons=group_training_neurons,
     output:
         results=expand(
-            "results/{{model}}/paper_b/generalization/run{run}/{{group}}/proportions/{{trained}}.parquet",
+            "results/{{model}}/paper_b/generalization/run{run}/{{family}}/proportions/{{trained}}.parquet",
             run=PLAN.paper_b_runs,
         ),
         metrics=expand(
-            "results/{{model}}/paper_b/generalization/run{run}/{{group}}/proportions/{{trained}}.json",
+            "results/{{model}}/paper_b/generalization/run{run}/{{family}}/proportions/{{trained}}.json",
             run=PLAN.paper_b_runs,
         ),
     log:
-        "logs/{model}/paper_b/proportion_training/{group}/{trained}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
+        "logs/{model}/paper_b/proportion_training/{family}/{trained}.log",
+    wildcard_constraints:
+        family=names_regex(FAMILIES.values()),
     resources:
         mem_mb=6000,
         runtime=240 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
-        tasks=lambda w: PLAN.scorer_params(PLAN.proportion_tasks(w.model, w.group)),
-        train_tasks=lambda w: PLAN.groups(w.model)[w.group][0],
+        model=model_spec,
+        tasks=lambda w: PLAN.scorer_params(PLAN.proportion_tasks(w.model, w.family)),
+        train_tasks=lambda w: PLAN.groups(w.model)[w.family][0],
         test_groups=lambda w: PLAN.proportion_test_groups(w.model),
         proportions=config["paper_b"]["generalization"]["proportions"],
         training=config["paper_b"]["generalization"]["training"],
         rate_share=config["paper_b"]["generalization"]["learning_rate_share"],
         output_only=config["paper_b"]["parameters"] == "output_only",
         runs=PLAN.paper_b_runs,
-        # run r: seed + r
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
     script:
         "../../scripts/paper_b/proportion_training.py"
 
 
 rule controlled_overlap:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(PLAN.controlled_tasks(w.model, w.pair)),
-        neurons=lambda w: [
-            PLAN.task_neuron_file(w.model, t)
-            for t in PLAN.controlled_tasks(w.model, w.pair)
-        ],
+        splits=controlled_splits,
+        neurons=controlled_neurons,
     output:
         results=expand(
             "results/{{model}}/paper_b/generalization/run{run}/{{pair}}/controlled/{{q}}.parquet",
@@ -86,14 +70,11 @@ rule controlled_overlap:
         ),
     log:
         "logs/{model}/paper_b/controlled_overlap/{pair}/{q}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=240 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         tasks=lambda w: PLAN.scorer_params(PLAN.controlled_tasks(w.model, w.pair)),
         train_tasks=lambda w: PLAN.controlled_groups(w.model, w.pair)[0],
         test_tasks=lambda w: PLAN.controlled_groups(w.model, w.pair)[1],
@@ -104,22 +85,15 @@ rule controlled_overlap:
         output_only=config["paper_b"]["parameters"] == "output_only",
         runs=PLAN.paper_b_runs,
         # run r: seed + r (its drawn sets too)
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
     script:
         "../../scripts/paper_b/controlled_overlap.py"
 
 
 rule similarity_model:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(
-            [w.task, *PLAN.similarity_tasks(w.model)[1]]
-        ),
+        splits=similarity_splits,
     output:
         similarities=expand(
             "results/{{model}}/paper_b/similarity/run{run}/{{task}}.parquet",
@@ -130,21 +104,17 @@ rule similarity_model:
             run=PLAN.paper_b_runs,
         ),
         metrics=expand(
-            "results/{{model}}/paper_b/similarity/run{run}/{{task}}.json",
-            run=PLAN.paper_b_runs,
+            "results/{{model}}/paper_b/similarity/run{run}/{{task}}.json", run=PLAN.paper_b_runs
         ),
     log:
         "logs/{model}/paper_b/similarity_model/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.train_tasks + PLAN.generation_train),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=8000,
         runtime=240 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         tasks=lambda w: PLAN.scorer_params([w.task, *PLAN.similarity_tasks(w.model)[1]]),
         test_tasks=lambda w: PLAN.similarity_tasks(w.model)[1],
         training=config["paper_b"]["generalization"]["model_training"],
@@ -154,24 +124,27 @@ rule similarity_model:
         attribution_samples=config["paper_b"]["attribution_samples"],
         batch_size=config["paper_b"]["batch_size"],
         runs=PLAN.paper_b_runs,
-        # run r: seed + r
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
     script:
         "../../scripts/paper_b/similarity_model.py"
 
 
 rule proportion_tables:
     input:
-        unpack(lambda w: PLAN.zero_shot_files(w.model)),
-        group=lambda w: PLAN.generalization_files(w.model)["group"],
-        single=lambda w: PLAN.generalization_files(w.model)["single"],
+        unpack(zero_shot_scores),
+        group=group_sweeps,
+        single=single_task_sweeps,
     output:
-        **paper_outputs(PAPER_B, "proportion_tables"),
+        group_csv="results/{model}/tables/B-F2.csv",
+        group_md="results/{model}/tables/B-F2.md",
+        group_png=reported("results/{model}/figures/B-F2.png"),
+        group_pdf="results/{model}/figures/B-F2.pdf",
+        single_csv="results/{model}/tables/B-F6.csv",
+        single_md="results/{model}/tables/B-F6.md",
+        single_png=reported("results/{model}/figures/B-F6.png"),
+        single_pdf="results/{model}/figures/B-F6.pdf",
     log:
         "logs/{model}/figures/B-F2_F6.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
@@ -187,19 +160,17 @@ rule proportion_tables:
 
 rule overlap_table:
     input:
-        unpack(lambda w: PLAN.group_neuron_files(w.model)),
+        unpack(group_task_neurons),
     output:
-        **paper_outputs(PAPER_B, "overlap_table"),
+        csv=reported("results/{model}/tables/B-T8.csv"),
+        md="results/{model}/tables/B-T8.md",
     log:
         "logs/{model}/tables/B-T8.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        groups=lambda w: PLAN.groups(w.model),
+        groups=model_groups,
         proportions=config["paper_b"]["generalization"]["overlap_proportions"],
         title="B-T8: overlap rate (%) of the training and test tasks' neurons (Eq. 13)",
     script:
@@ -208,14 +179,12 @@ rule overlap_table:
 
 rule controlled_table:
     input:
-        lambda w: PLAN.generalization_files(w.model)["controlled"],
+        controlled_sweeps,
     output:
-        **paper_outputs(PAPER_B, "controlled_table"),
+        csv=reported("results/{model}/tables/B-T9.csv"),
+        md="results/{model}/tables/B-T9.md",
     log:
         "logs/{model}/tables/B-T9.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -229,21 +198,25 @@ rule controlled_table:
 
 rule similarity_outputs:
     input:
-        similarities=lambda w: PLAN.similarity_files(w.model)["similarities"],
-        scores=lambda w: PLAN.similarity_files(w.model)["similarity_scores"],
+        similarities=similarities,
+        scores=similarity_scores,
     output:
-        **paper_outputs(PAPER_B, "similarity_outputs"),
+        layers_csv="results/{model}/tables/B-F3.csv",
+        layers_md="results/{model}/tables/B-F3.md",
+        png=reported("results/{model}/figures/B-F3.png"),
+        pdf="results/{model}/figures/B-F3.pdf",
+        csv=reported("results/{model}/tables/B-T4.csv"),
+        md="results/{model}/tables/B-T4.md",
+        points_csv="results/{model}/tables/B-T4_points.csv",
+        points_md="results/{model}/tables/B-T4_points.md",
     log:
         "logs/{model}/figures/B-F3.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
     params:
         definition=config["paper_b"]["generalization"]["similarity"],
-        groups=lambda w: PLAN.groups(w.model),
+        groups=model_groups,
         intervals=PLAN.intervals,
         layers_title="B-F3: similarity of the training and test tasks' neuron "
         "parameters per layer (mean over the models)",

@@ -4,8 +4,6 @@ panels, for the models of paper_b.generation.models (their task neurons, deactiv
 and neuron-only training run through neurons.smk's rules, as the classification
 tasks')."""
 
-from skillneurons.paper_b.registry import PAPER_B
-
 
 localrules:
     generation_split,
@@ -16,14 +14,13 @@ localrules:
 
 rule generation_split:
     output:
-        expand("data/generation/{{task}}/{split}.parquet", split=PLAN.splits),
+        train="data/generation/{task}/train.parquet",
+        dev="data/generation/{task}/dev.parquet",
+        test="data/generation/{task}/test.parquet",
     log:
         "logs/data/generation_split/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.generation_tasks),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
@@ -31,9 +28,9 @@ rule generation_split:
         sizes=config["paper_b"]["generation"]["sizes"],
         max_samples=config["paper_b"]["generation"]["max_samples"],
         dev_fraction=config["data"]["dev_fraction"],
-        revision=lambda w: config["data"]["revisions"].get(w.task, "main"),
+        revision=dataset_revision,
         cache_dir=config["data"]["cache_dir"],
-        local_copy=lambda w: config["data"]["local_datasets"].get(w.task),
+        local_copy=local_dataset,
         seed=config["seed"],
     script:
         "../../scripts/paper_b/generation_split.py"
@@ -41,17 +38,17 @@ rule generation_split:
 
 rule generation_training_table:
     input:
-        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
-        zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
+        training=expand(
+            rules.neuron_training.output.results, task=PLAN.generation_tasks, allow_missing=True
+        ),
+        zero_shot=filled(rules.zero_shot.output, family="generation"),
     output:
-        **paper_outputs(PAPER_B, "generation_training_table"),
+        csv=reported("results/{model}/tables/B-T2_generation.csv"),
+        md="results/{model}/tables/B-T2_generation.md",
     log:
         "logs/{model}/tables/B-T2_generation.log",
     wildcard_constraints:
         model=names_regex(PLAN.generation_models),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -63,16 +60,14 @@ rule generation_training_table:
 
 rule generation_deactivation_table:
     input:
-        lambda w: PLAN.deactivation_files(w.model, "generation"),
+        expand(rules.deactivation.output.results, family="generation", allow_missing=True),
     output:
-        **paper_outputs(PAPER_B, "generation_deactivation_table"),
+        csv=reported("results/{model}/tables/B-T1_generation.csv"),
+        md="results/{model}/tables/B-T1_generation.md",
     log:
         "logs/{model}/tables/B-T1_generation.log",
     wildcard_constraints:
         model=names_regex(PLAN.generation_models),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -85,18 +80,28 @@ rule generation_deactivation_table:
 
 rule figure_generation_specificity:
     input:
-        deactivation=lambda w: PLAN.deactivation_files(w.model, "generation"),
-        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.generation_tasks),
-        zero_shot="results/{model}/paper_b/generation/zero_shot.parquet",
+        deactivation=expand(
+            rules.deactivation.output.results, family="generation", allow_missing=True
+        ),
+        training=expand(
+            rules.neuron_training.output.results, task=PLAN.generation_tasks, allow_missing=True
+        ),
+        zero_shot=filled(rules.zero_shot.output, family="generation"),
     output:
-        **paper_outputs(PAPER_B, "figure_generation_specificity"),
+        deactivation_csv="results/{model}/tables/B-F5b.csv",
+        deactivation_md="results/{model}/tables/B-F5b.md",
+        training_csv="results/{model}/tables/B-F5d.csv",
+        training_md="results/{model}/tables/B-F5d.md",
+        random_csv="results/{model}/tables/B-F5d_random.csv",
+        random_md="results/{model}/tables/B-F5d_random.md",
+        layer_matched_csv="results/{model}/tables/B-F5d_random_layer_matched.csv",
+        layer_matched_md="results/{model}/tables/B-F5d_random_layer_matched.md",
+        png=reported("results/{model}/figures/B-F5_generation.png"),
+        pdf="results/{model}/figures/B-F5_generation.pdf",
     log:
         "logs/{model}/figures/B-F5_generation.log",
     wildcard_constraints:
         model=names_regex(PLAN.generation_models),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

@@ -1,12 +1,15 @@
 """Paper B, part 1 (§3-§4, appendix A.4): task-specific neurons by gradient attribution
 (rule task_neurons, on the base model); deactivating them in a multi-task model (B-T1,
-B-F5a/b) and training only them (B-T2, B-F5c/d), one rule each for classification and
-generation tasks (through their skillneurons.paper_b.scorers.TaskScorer; {kind}:
-classification or generation); paper A's and paper B's neurons on the same
+B-F5a/b) and training only them (B-T2, B-F5c/d), one rule each for both task families
+(classification and generation, through their skillneurons.paper_b.scorers.TaskScorer;
+{family}, spelled in full in these paths); paper A's and paper B's neurons on the same
 prompt-tuned model (AB-T1, AB-F1).
-"""
 
-from skillneurons.paper_b.registry import PAPER_B
+Rules deactivation and neuron_training compute every run (paper_b.runs) of their
+condition in one job: one process start in place of one per run; each run's files are
+what its own job would write, run r from a freshly loaded model with seed + r. Changing
+paper_b.runs reruns the job as a whole (the earlier runs recomputed identically), where
+one job per run would run only the new runs."""
 
 
 # Tables and figures from finished results: run on the submitting host under a
@@ -22,21 +25,18 @@ localrules:
 rule task_neurons:
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files([w.task]),
+        splits=task_splits,
     output:
         "results/{model}/task_neurons/{task}.parquet",
     log:
         "logs/{model}/task_neurons/{task}.log",
     wildcard_constraints:
         task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
+        model=model_spec,
         scorer=lambda w: PLAN.scorer_params([w.task]),
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
@@ -47,47 +47,33 @@ rule task_neurons:
 
 
 rule deactivation:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(PLAN.part_one_tasks(w.kind)),
-        base_neurons=lambda w: (
-            [PLAN.task_neuron_file(w.model, t) for t in PLAN.part_one_tasks(w.kind)]
-            if config["paper_b"]["identify_on"]["deactivation"] == "base"
-            else []
-        ),
+        splits=family_splits,
+        base_neurons=base_neurons,
     output:
         results=expand(
-            "results/{{model}}/paper_b/{{kind}}/run{run}/deactivation.parquet",
+            "results/{{model}}/paper_b/{{family}}/run{run}/deactivation.parquet",
             run=PLAN.paper_b_runs,
         ),
         metrics=expand(
-            "results/{{model}}/paper_b/{{kind}}/run{run}/multitask.json",
-            run=PLAN.paper_b_runs,
+            "results/{{model}}/paper_b/{{family}}/run{run}/multitask.json", run=PLAN.paper_b_runs
         ),
         neurons=expand(
-            "results/{{model}}/paper_b/{{kind}}/run{run}/multitask_neurons.parquet",
+            "results/{{model}}/paper_b/{{family}}/run{run}/multitask_neurons.parquet",
             run=PLAN.paper_b_runs,
         ),
     log:
-        "logs/{model}/paper_b/{kind}/deactivation.log",
+        "logs/{model}/paper_b/{family}/deactivation.log",
     wildcard_constraints:
-        kind="classification|generation",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
+        family=names_regex(FAMILIES),
     resources:
         mem_mb=8000,
-        runtime=lambda w: (480 if w.kind == "generation" else 240)
-        * len(PLAN.paper_b_runs),
+        runtime=lambda w: (480 if w.family == "generation" else 240) * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
-        scorers=lambda w: PLAN.scorer_params(PLAN.part_one_tasks(w.kind)),
-        training=lambda w: PLAN.part_one_training(w.kind, "multitask"),
+        model=model_spec,
+        scorers=scorers_of_family,
+        training=lambda w: PLAN.part_one_training(w.family, "multitask"),
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
         batch_size=config["paper_b"]["batch_size"],
@@ -97,9 +83,8 @@ rule deactivation:
         by=config["paper_b"]["deactivation"],
         identify_on=config["paper_b"]["identify_on"]["deactivation"],
         runs=PLAN.paper_b_runs,
-        # run r: seed + r, its random draws from seed + r x random_draws
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
-        draw_seeds=[PLAN.draw_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
+        draw_seeds=PLAN.draw_seeds,
     script:
         "../../scripts/paper_b/deactivation.py"
 
@@ -107,46 +92,29 @@ rule deactivation:
 rule zero_shot:
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(PLAN.zero_shot_tasks(w.kind)),
+        splits=zero_shot_splits,
     output:
-        "results/{model}/paper_b/{kind}/zero_shot.parquet",
+        "results/{model}/paper_b/{family}/zero_shot.parquet",
     log:
-        "logs/{model}/paper_b/{kind}/zero_shot.log",
+        "logs/{model}/paper_b/{family}/zero_shot.log",
     wildcard_constraints:
-        kind="classification|generation",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
+        family=names_regex(FAMILIES),
     resources:
         mem_mb=6000,
         runtime=60,
     params:
-        model=lambda w: PLAN.models[w.model],
-        scorers=lambda w: PLAN.scorer_params(PLAN.zero_shot_tasks(w.kind)),
+        model=model_spec,
+        scorers=lambda w: PLAN.scorer_params(PLAN.zero_shot_tasks(w.family)),
     script:
         "../../scripts/paper_b/zero_shot.py"
 
 
 rule neuron_training:
-    """One job computes every run (paper_b.runs) of the condition (issue 37: one process
-    start in place of one per run; each run's files are what its own job wrote, run r
-    from a freshly loaded model with seed + r). Changing paper_b.runs reruns the job as
-    a whole (the earlier runs recomputed identically), where one job per run ran only
-    the new runs."""
     input:
         model=model_files,
-        splits=lambda w: PLAN.scored_split_files(
-            PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
-        ),
+        splits=task_family_splits,
         # every run's multi-task model's neurons (run r's for run r), or the base model's
-        neurons=lambda w: (
-            [
-                f"results/{w.model}/paper_b/{PLAN.part_one_kind(w.task)}/run{run}/multitask_neurons.parquet"
-                for run in PLAN.paper_b_runs
-            ]
-            if config["paper_b"]["identify_on"]["training"] == "multitask"
-            else [PLAN.task_neuron_file(w.model, w.task)]
-        ),
+        neurons=training_neurons,
     output:
         results=expand(
             "results/{{model}}/paper_b/neuron_training/run{run}/{{task}}.parquet",
@@ -160,51 +128,39 @@ rule neuron_training:
         "logs/{model}/paper_b/neuron_training/{task}.log",
     wildcard_constraints:
         task=names_regex([*PLAN.tasks, *PLAN.generation_tasks]),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=240 * len(PLAN.paper_b_runs),
     params:
-        model=lambda w: PLAN.models[w.model],
-        scorers=lambda w: PLAN.scorer_params(
-            PLAN.part_one_tasks(PLAN.part_one_kind(w.task))
-        ),
-        training=lambda w: PLAN.part_one_training(
-            PLAN.part_one_kind(w.task), "neuron_training"
-        ),
+        model=model_spec,
+        scorers=lambda w: PLAN.scorer_params(PLAN.family_tasks(PLAN.family_of(w.task))),
+        training=lambda w: PLAN.part_one_training(PLAN.family_of(w.task), "neuron_training"),
         fraction=config["paper_b"]["fraction"],
         scope=config["paper_b"]["scope"],
         random_draws=config["paper_b"]["random_draws"],
         identify_on=config["paper_b"]["identify_on"]["training"],
         parameters=config["paper_b"]["parameters"],
         runs=PLAN.paper_b_runs,
-        # run r: seed + r, its random draws from seed + r x random_draws
-        seeds=[PLAN.run_seed(run) for run in PLAN.paper_b_runs],
-        draw_seeds=[PLAN.draw_seed(run) for run in PLAN.paper_b_runs],
+        seeds=PLAN.run_seeds,
+        draw_seeds=PLAN.draw_seeds,
     script:
         "../../scripts/paper_b/neuron_training.py"
 
 
+# One job per task computes every prompt trial's comparison (one model load): the AB
+# claims resample the trials.
 rule comparison:
-    """One job per task computes every prompt trial's comparison (one model load): the
-    AB claims resample the trials."""
     input:
         model=model_files,
         prompts=expand(
-            "results/{{model}}/prompt_tuning/{{task}}/trial{trial}/prompt.safetensors",
-            trial=PLAN.trials,
+            rules.prompt_tuning_trial.output.prompt, trial=PLAN.trials, allow_missing=True
         ),
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
-        predictivity="results/{model}/predictivity/{task}.safetensors",
-        dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
-        train="data/splits/{task}/train.parquet",
-        test="data/splits/{task}/test.parquet",
+        baselines=rules.dump_activations.output.baseline,
+        predictivity=rules.rank_neurons.output.predictivity,
+        dev=rules.split.output.dev,
+        subtasks=subtask_splits("dev"),
+        train=rules.split.output.train,
+        test=rules.split.output.test,
     output:
         curves="results/{model}/paper_b/comparison/{task}.parquet",
         agreement="results/{model}/paper_b/comparison/{task}.json",
@@ -214,17 +170,14 @@ rule comparison:
         ),
     log:
         "logs/{model}/paper_b/comparison/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
-        runtime=lambda w: 60 * len(PLAN.trials),
+        runtime=60 * len(PLAN.trials),
     params:
         trials=PLAN.trials,
         # One seed per trial: its layer-matched random orders (as perturbation_curves).
-        seeds=[config["seed"] + trial for trial in PLAN.trials],
-        model=lambda w: PLAN.models[w.model],
+        seeds=PLAN.seeds(PLAN.trials),
+        model=model_spec,
         max_length=config["prompt_tuning"]["max_length"],
         relevance=config["paper_b"]["relevance"],
         attribution_samples=config["paper_b"]["attribution_samples"],
@@ -241,14 +194,12 @@ rule comparison:
 
 rule deactivation_table:
     input:
-        lambda w: PLAN.deactivation_files(w.model, "classification"),
+        expand(rules.deactivation.output.results, family="classification", allow_missing=True),
     output:
-        **paper_outputs(PAPER_B, "deactivation_table"),
+        csv=reported("results/{model}/tables/B-T1.csv"),
+        md="results/{model}/tables/B-T1.md",
     log:
         "logs/{model}/tables/B-T1.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -261,15 +212,15 @@ rule deactivation_table:
 
 rule training_table:
     input:
-        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
-        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
+        training=expand(
+            rules.neuron_training.output.results, task=PLAN.paper_b_tasks, allow_missing=True
+        ),
+        zero_shot=filled(rules.zero_shot.output, family="classification"),
     output:
-        **paper_outputs(PAPER_B, "training_table"),
+        csv=reported("results/{model}/tables/B-T2.csv"),
+        md="results/{model}/tables/B-T2.md",
     log:
         "logs/{model}/tables/B-T2.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -281,16 +232,26 @@ rule training_table:
 
 rule figure_task_specificity:
     input:
-        deactivation=lambda w: PLAN.deactivation_files(w.model, "classification"),
-        training=lambda w: PLAN.neuron_training_files(w.model, PLAN.paper_b_tasks),
-        zero_shot="results/{model}/paper_b/classification/zero_shot.parquet",
+        deactivation=expand(
+            rules.deactivation.output.results, family="classification", allow_missing=True
+        ),
+        training=expand(
+            rules.neuron_training.output.results, task=PLAN.paper_b_tasks, allow_missing=True
+        ),
+        zero_shot=filled(rules.zero_shot.output, family="classification"),
     output:
-        **paper_outputs(PAPER_B, "figure_task_specificity"),
+        deactivation_csv="results/{model}/tables/B-F5a.csv",
+        deactivation_md="results/{model}/tables/B-F5a.md",
+        training_csv="results/{model}/tables/B-F5c.csv",
+        training_md="results/{model}/tables/B-F5c.md",
+        random_csv="results/{model}/tables/B-F5c_random.csv",
+        random_md="results/{model}/tables/B-F5c_random.md",
+        layer_matched_csv="results/{model}/tables/B-F5c_random_layer_matched.csv",
+        layer_matched_md="results/{model}/tables/B-F5c_random_layer_matched.md",
+        png=reported("results/{model}/figures/B-F5.png"),
+        pdf="results/{model}/figures/B-F5.pdf",
     log:
         "logs/{model}/figures/B-F5.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
@@ -307,19 +268,14 @@ rule figure_task_specificity:
 rule comparison_table:
     input:
         agreements=expand(
-            "results/{{model}}/paper_b/comparison/{task}.json", task=PLAN.paper_b_tasks
+            rules.comparison.output.agreement, task=PLAN.paper_b_tasks, allow_missing=True
         ),
-        curves=expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        curves=expand(rules.comparison.output.curves, task=PLAN.paper_b_tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_B, "comparison_table"),
+        csv=reported("results/{model}/tables/AB-T1.csv"),
+        md="results/{model}/tables/AB-T1.md",
     log:
         "logs/{model}/tables/AB-T1.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -333,17 +289,12 @@ rule comparison_table:
 
 rule figure_comparison:
     input:
-        expand(
-            "results/{{model}}/paper_b/comparison/{task}.parquet",
-            task=PLAN.paper_b_tasks,
-        ),
+        expand(rules.comparison.output.curves, task=PLAN.paper_b_tasks, allow_missing=True),
     output:
-        **paper_outputs(PAPER_B, "figure_comparison"),
+        png=reported("results/{model}/figures/AB-F1.png"),
+        pdf="results/{model}/figures/AB-F1.pdf",
     log:
         "logs/{model}/figures/AB-F1.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

@@ -1,7 +1,5 @@
 """Task data: raw examples (Hub download, synthetic generation or a user file), splits and
-binary subtasks. Outputs: data/raw/{task}.parquet, data/splits/{task}/{split}.parquet,
-data/splits/{task}/subtasks/{subtask}/{split}.parquet (schemas in skillneurons.data.splits).
-"""
+binary subtasks (schemas in skillneurons.data.splits)."""
 
 
 # Run on the submitting host under a cluster executor (quick, or needs network).
@@ -20,17 +18,14 @@ rule download:
         "logs/data/download/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.tasks_from("hub")),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=8000,
         runtime=60,
     params:
         definition=None,
-        revision=lambda w: config["data"]["revisions"].get(w.task, "main"),
+        revision=dataset_revision,
         cache_dir=config["data"]["cache_dir"],
-        local_copy=lambda w: config["data"]["local_datasets"].get(w.task),
+        local_copy=local_dataset,
     script:
         "../../scripts/shared/raw_examples.py"
 
@@ -42,18 +37,13 @@ rule synthesize:
         "logs/data/synthesize/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.tasks_from("synthetic")),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         definition=None,
         seed=config["seed"],
-        synthetic_sizes={
-            split: config["synthetic"][f"{split}_size"] for split in PLAN.splits
-        },
+        synthetic_sizes={split: config["synthetic"][f"{split}_size"] for split in PLAN.splits},
         label_noise=config["synthetic"]["label_noise"],
     script:
         "../../scripts/shared/raw_examples.py"
@@ -68,33 +58,30 @@ rule import_task_file:
         "logs/data/import_task_file/{task}.log",
     wildcard_constraints:
         task=names_regex(PLAN.tasks_from("file")),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=10,
     params:
-        definition=lambda w: config["task_definitions"][w.task],
+        definition=task_definition,
     script:
         "../../scripts/shared/raw_examples.py"
 
 
 rule split:
     input:
+        # written by download, synthesize or import_task_file, by the task's source
         "data/raw/{task}.parquet",
     output:
-        expand("data/splits/{{task}}/{split}.parquet", split=PLAN.splits),
+        train="data/splits/{task}/train.parquet",
+        dev="data/splits/{task}/dev.parquet",
+        test="data/splits/{task}/test.parquet",
     log:
         "logs/data/split/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=10,
     params:
-        definition=lambda w: config["task_definitions"].get(w.task),
+        definition=task_definition,
         seed=config["seed"],
         dev_fraction=config["data"]["dev_fraction"],
         test_fraction=config["data"]["test_fraction"],
@@ -104,19 +91,16 @@ rule split:
 
 rule subtask_split:
     input:
-        "data/splits/{task}/{split}.parquet",
+        split_of,
     output:
         "data/splits/{task}/subtasks/{subtask}/{split}.parquet",
     log:
         "logs/data/subtask_split/{task}/{subtask}/{split}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
     params:
-        definition=lambda w: config["task_definitions"].get(w.task),
+        definition=task_definition,
         seed=config["seed"],
     script:
         "../../scripts/shared/subtask_split.py"

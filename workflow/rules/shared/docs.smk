@@ -19,9 +19,6 @@ rule results_pages:
         "docs/results/{model}.md",
     log:
         "logs/{model}/docs/results_pages.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

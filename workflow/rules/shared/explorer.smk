@@ -1,8 +1,8 @@
-"""The neuron explorer (issue 39, item 4): results/{model}/explorer/index.html, one
-static page per model with paper A's and paper B's top neurons per task, each neuron's
-test activations by label against Eq. 3's baseline, its top words and its ranks on the
-other tasks; built from the run's outputs (no model is loaded). Part of `rule all`;
-the report's front page links it."""
+"""The neuron explorer: results/{model}/explorer/index.html, one static page per model
+with paper A's and paper B's top neurons per task, each neuron's test activations by
+label against Eq. 3's baseline, its top words and its ranks on the other tasks; built
+from the run's outputs (no model is loaded). Part of `rule all`; the report's front page
+links it."""
 
 
 localrules:
@@ -11,14 +11,11 @@ localrules:
 
 rule explorer:
     input:
-        unpack(lambda w: PLAN.explorer_inputs(w.model)),
+        unpack(explorer_inputs),
     output:
         directory("results/{model}/explorer"),
     log:
         "logs/{model}/explorer.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=10,

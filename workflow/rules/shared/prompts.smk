@@ -18,54 +18,34 @@ localrules:
 
 rule prompt_tuning:
     input:
-        **{split: f"data/splits/{{task}}/{split}.parquet" for split in PLAN.splits},
+        **rules.split.output,
         model=model_files,
     output:
         directory("results/{model}/prompt_tuning/{task}/passes/trials{trials}"),
     log:
         "logs/{model}/prompt_tuning/{task}/trials{trials}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=6000,
         runtime=120,
     params:
-        model=lambda w: PLAN.models[w.model],
-        label_words=lambda w: label_words(w.task),
+        model=model_spec,
+        label_words=task_label_words,
         random_words=None,
-        # what the job reads of the prompt_tuning section (not trials)
-        settings=pick(
-            "prompt_tuning",
-            [
-                "prompt_length",
-                "init_std",
-                "init",
-                "learning_rate",
-                "batch_size",
-                "eval_batch_size",
-                "max_steps",
-                "eval_every",
-                "patience",
-                "max_length",
-            ],
-        ),
-        trials=lambda w: pass_trials(w.trials),
-        seeds=lambda w: [config["seed"] + trial for trial in pass_trials(w.trials)],
+        settings=PLAN.prompt_tuning_settings,
+        trials=pass_trials_of,
+        seeds=pass_seeds,
     script:
         "../../scripts/shared/prompt_tuning.py"
 
 
 rule prompt_tuning_trial:
     input:
-        lambda w: f"results/{w.model}/prompt_tuning/{w.task}/passes/trials{PLAN.prompt_pass(int(w.trial))}",
+        trained_pass,
     output:
         prompt="results/{model}/prompt_tuning/{task}/trial{trial}/prompt.safetensors",
         metrics="results/{model}/prompt_tuning/{task}/trial{trial}/metrics.json",
     log:
         "logs/{model}/prompt_tuning/{task}/trial{trial}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
     shell:
         "cp {input}/trial{wildcards.trial}/prompt.safetensors {output.prompt} 2> {log} && "
         "cp {input}/trial{wildcards.trial}/metrics.json {output.metrics} 2>> {log}"
@@ -80,9 +60,6 @@ rule prepare_model:
         "logs/data/models/{model}.log",
     wildcard_constraints:
         model=names_regex(PLAN.gguf_models),
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=8000,
         runtime=30,

@@ -6,39 +6,21 @@ on dev. Paper B compares its task-specific neurons with these rankings."""
 
 rule rank_neurons:
     input:
-        dev="data/splits/{task}/dev.parquet",
-        subtasks=lambda w: PLAN.subtask_files(w.task, "dev"),
-        test="data/splits/{task}/test.parquet",
-        test_subtasks=lambda w: PLAN.subtask_files(w.task, "test"),
-        baselines=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/baseline.safetensors",
-            trial=PLAN.trials,
-        ),
-        dev_dumps=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/dev.parquet",
-            trial=PLAN.trials,
-        ),
-        dev_input_dumps=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/dev_input.parquet",
-            trial=PLAN.trials,
-        ),
-        test_dumps=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/test.parquet",
-            trial=PLAN.trials,
-        ),
-        test_input_dumps=expand(
-            "results/{{model}}/activations/{{task}}/trial{trial}/test_input.parquet",
-            trial=PLAN.trials,
-        ),
+        dev=rules.split.output.dev,
+        subtasks=subtask_splits("dev"),
+        test=rules.split.output.test,
+        test_subtasks=subtask_splits("test"),
+        baselines=rules.dump_activations.output.baseline,
+        dev_dumps=rules.dump_activations.output.dev,
+        dev_input_dumps=rules.dump_activations.output.dev_input,
+        test_dumps=rules.dump_activations.output.test,
+        test_input_dumps=rules.dump_activations.output.test_input,
     output:
         ranking="results/{model}/rankings/{task}.parquet",
         predictivity="results/{model}/predictivity/{task}.safetensors",
         top_neurons="results/{model}/skill_neurons/tuned/{task}.json",
     log:
         "logs/{model}/rankings/{task}.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,

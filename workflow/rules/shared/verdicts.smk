@@ -1,7 +1,7 @@
-"""The verdict summary (issue 39, item 3): results/{model}/verdicts.html, every claim of
-the findings tables with its coloured verdict, estimate, interval and paper value, each
-linked to its figure or table; workflow/report/workflow.rst shows it first in the
-report. Part of `rule all`."""
+"""The verdict summary: results/{model}/verdicts.html, every claim of the findings
+tables with its coloured verdict, estimate, interval and paper value, each linked to its
+figure or table; workflow/report/workflow.rst shows it first in the report. Part of
+`rule all`."""
 
 
 localrules:
@@ -10,7 +10,7 @@ localrules:
 
 rule verdicts:
     input:
-        unpack(lambda w: PLAN.verdict_inputs(w.model)),
+        unpack(findings_tables),
     output:
         report(
             "results/{model}/verdicts.html",
@@ -19,9 +19,6 @@ rule verdicts:
         ),
     log:
         "logs/{model}/verdicts.log",
-    conda:
-        "../../../envs/skillneurons.yaml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

@@ -20,7 +20,7 @@ with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     groups = read_groups(inputs.dev, inputs.subtasks)
     controls = params.controls
     for index, trial in separate_runs(params.trials, "trial"):
-        outputs = snakemake.output[index * len(controls) : (index + 1) * len(controls)]
+        outputs = [snakemake.output[control][index] for control in controls]
         for control, output in zip(controls, outputs, strict=True):
             loaded, classifier = control_classifier(
                 control,

@@ -17,7 +17,8 @@ from skillneurons.paper_b.scorers import task_scorers
 relaunch_if_parallel(snakemake.resources, snakemake.threads, snakemake.log[0])
 with job_log(snakemake.log[0], snakemake.rule, snakemake.wildcards):
     inputs, params, output = snakemake.input, snakemake.params, snakemake.output
-    group, trained = snakemake.wildcards.group, snakemake.wildcards.trained
+    # the group of the {family} (abbreviated: cls, gen), as §5's files name it
+    group, trained = snakemake.wildcards.family, snakemake.wildcards.trained
     gpus = snakemake.resources.get("gpu", 0)
     for index, run, loaded in fresh_models(params.model, snakemake.threads, gpus, params.runs):
         seed = params.seeds[index]

@@ -1,8 +1,9 @@
 """Paper A's figure registry: every figure and table, its files and the rule writing it.
 
-See :mod:`skillneurons.reporting.registry` for what the registry drives (rule outputs,
-``rule all`` and ``rule paper_a``, the README's figure table, report categories).
-Features that outputs may require (set by ``workflow/rules/paper_a/targets.smk``):
+See :mod:`skillneurons.reporting.registry` for what the registry drives (``rule all``
+and ``rule paper_a``, the README's figure table, report captions and categories) and
+how it is kept equal to the outputs its rules declare.
+Features that outputs may require (set by :meth:`skillneurons.plan.Plan.paper_a_targets`):
 
 ``histogram_task``   a binary task is configured (A-F1)
 ``scatter_task``     a task with binary subtasks is configured (A-F2)

@@ -1,23 +1,42 @@
 """Paper A's part of the plan: the tasks, trials and draws of its stages, the task each
-single-task figure shows, its input files and its targets."""
+single-task figure shows and its targets."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from skillneurons.config import ConfigError
 from skillneurons.paper_a.ablation_settings import resolve_settings
 from skillneurons.paper_a.controls import DEFAULT_HARD_PROMPTS
 from skillneurons.paper_a.registry import PAPER_A
 from skillneurons.plan.passes import pass_of
-from skillneurons.plan.tasks import expand
 from skillneurons.reporting.registry import targets
+
+#: What a prompt-tuning job reads of the prompt_tuning section: not ``trials`` nor
+#: ``trials_per_pass``, so that adding trials reruns no finished pass.
+PROMPT_TUNING_SETTINGS = (
+    "prompt_length",
+    "init_std",
+    "init",
+    "learning_rate",
+    "batch_size",
+    "eval_batch_size",
+    "max_steps",
+    "eval_every",
+    "patience",
+    "max_length",
+)
 
 
 class PaperAPlan:
-    """Paper A's lists and paths (a part of :class:`skillneurons.plan.Plan`)."""
+    """Paper A's lists and choices (a part of :class:`skillneurons.plan.Plan`)."""
 
     def _plan_paper_a(self, config: Mapping) -> None:
+        #: The prompt_tuning settings of rules prompt_tuning and
+        #: prompt_tuning_random_words (:data:`PROMPT_TUNING_SETTINGS`).
+        self.prompt_tuning_settings = {
+            key: config["prompt_tuning"][key] for key in PROMPT_TUNING_SETTINGS
+        }
         #: Table A-T3's control trials (random prompts, a hard prompt, a random model):
         #: forward passes only, seeded seed + trial, independent of prompt tuning's.
         self.control_trials = list(range(config["controls"]["trials"]))
@@ -63,17 +82,6 @@ class PaperAPlan:
         itself (same label words, same seeds: nothing retrained): where a draw has one
         trial (``random_label_words.trials: 1``) and ``draw < prompt_tuning.trials``."""
         return len(self.random_words_trials) == 1 and draw < len(self.trials)
-
-    def random_words_dumps(self, model: str, name: str, task: str, variant: str, draw: int):
-        """The per-trial activation files ``name`` (``dev.parquet``, ...) behind one
-        random-label-word ranking: the draw's own, or for a control the main trials'
-        (:meth:`reuses_main_trials`) or its own."""
-        if variant == "control" and self.reuses_main_trials(draw):
-            return [f"results/{model}/activations/{task}/trial{draw}/{name}"]
-        pattern = f"activations/{{task}}/trial{{trial}}/{name}"
-        return self.random_words_files(
-            model, pattern, [task], [draw], self.random_words_trials, variant
-        )
 
     def random_words_pass(self, trial: int) -> str:
         """The name of the random-label-word pass that trains ``trial`` (as
@@ -123,71 +131,6 @@ class PaperAPlan:
     def hard_prompt(self, task: str) -> str:
         """Table A-T3's hand-written prompt of a task (config hard_prompts, else by type)."""
         return self.config["hard_prompts"].get(task, DEFAULT_HARD_PROMPTS[self.task_types[task]])
-
-    def control_files(self, model: str, control: str) -> list[str]:
-        """A control's top-neuron results (Table A-T3) of every task and control trial."""
-        return expand(
-            f"results/{model}/skill_neurons/{control}/{{task}}/trial{{trial}}.json",
-            task=list(self.tasks),
-            trial=self.control_trials,
-        )
-
-    @staticmethod
-    def random_words_files(model, pattern, tasks, draws, trials=(None,), variant="draw"):
-        """results/{model}/random_label_words/{variant}{d}/<pattern> by task, then draw,
-        then trial (paper A, section 4.4; variant draw: random label words, control: the
-        configured ones with the draw's seeds)."""
-        return [
-            f"results/{model}/random_label_words/{variant}{draw}/"
-            + pattern.format(task=task, trial=trial)
-            for task in tasks
-            for draw in draws
-            for trial in trials
-        ]
-
-    @staticmethod
-    def tuning_curves(model: str, method: str, tasks: Sequence[str]) -> list[str]:
-        """Per-task perturbation tables of one tuning method's models (paper A, §5)."""
-        return [f"results/{model}/tuning_methods/{method}/perturbation/{t}.parquet" for t in tasks]
-
-    def findings_inputs(self, model: str) -> dict[str, list[str]]:
-        """The per-sample results behind paper A's claims: perturbation files, per-trial
-        predictivity,
-        the controls' top neurons, every trial's prompt-tuning metrics and top neurons
-        with the held-out Avg./Max. selections (§4.1); §4.4 (the random-label-word draws'
-        rankings and their seed-only controls') and §5 only when the config runs them."""
-        inputs = {
-            "perturbation": self.task_files(model, "perturbation/{task}.parquet"),
-            "paper_design": self.task_files(model, "perturbation/paper_design/{task}.parquet"),
-            "predictivity": self.task_files(model, "predictivity/{task}.safetensors"),
-            "prompt_metrics": expand(
-                f"results/{model}/prompt_tuning/{{task}}/trial{{trial}}/metrics.json",
-                task=list(self.tasks),
-                trial=self.trials,
-            ),
-            "top_neurons": self.task_files(model, "skill_neurons/tuned/{task}.json"),
-            **{c: self.control_files(model, c) for c in ("random_prompt", "random_model")},
-            **{
-                method: self.tuning_curves(model, method, self.tuning_tasks)
-                for method in self.tuning_methods
-            },
-        }
-        if self.random_words_tasks:
-            inputs["label_words"], inputs["label_word_controls"] = (
-                self.random_words_files(
-                    model,
-                    "rankings/{task}.parquet",
-                    self.random_words_tasks,
-                    self.random_words_draws,
-                    variant=variant,
-                )
-                for variant in ("draw", "control")
-            )
-            inputs["noise_floor"] = expand(
-                f"results/{model}/random_label_words/noise_floor/{{task}}.json",
-                task=self.random_words_tasks,
-            )
-        return inputs
 
     def paper_a_targets(self) -> list[str]:
         """Every figure and table of paper A's registry this configuration enables."""

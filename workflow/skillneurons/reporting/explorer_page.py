@@ -109,8 +109,8 @@ def build_explorer(
     fraction: float,
     scope: str,
 ) -> int:
-    """Rule explorer: the page of ``model`` from the files of
-    :meth:`skillneurons.plan.Plan.explorer_inputs` (``inputs``, per-task lists in the
+    """Rule explorer: the page of ``model`` from the files of ``explorer_inputs`` in
+    ``workflow/rules/common.smk`` (``inputs``, per-task lists in the
     order of ``tasks``, task-neuron files in that of ``paper_b_tasks``); ``fraction`` and
     ``scope`` (``paper_b.fraction``, ``paper_b.scope``) size both papers' top sets.
     Returns the folder's size in bytes."""

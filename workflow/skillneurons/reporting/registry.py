@@ -1,13 +1,17 @@
 """Figure registries: every figure and table of a paper, its files and the rule writing them.
 
-Each paper has one registry (:mod:`skillneurons.paper_a.registry`, and later
-``paper_b``): a tuple of :class:`PaperOutput`, one per paper ID (``A-F4``, ``A-T1``,
-...). It is the single source of
+Each paper has one registry (:mod:`skillneurons.paper_a.registry`,
+:mod:`skillneurons.paper_b.registry`): a tuple of :class:`PaperOutput`, one per paper ID
+(``A-F4``, ``A-T1``, ...). It is the single source of
 
-- the outputs of the rules that write them (``paper_outputs(rule)`` in
-  ``workflow/rules/common.smk``: every file with its report caption and category),
 - the targets of ``rule all`` and of each paper's target rule (:func:`targets`),
-- the README's figure table (:func:`markdown_table`, checked by a test).
+- the README's figure table (:func:`markdown_table`, checked by a test),
+- the report's caption and category of each file it shows (:func:`report_entries`;
+  ``reported(path)`` in ``workflow/rules/common.smk`` flags a rule's output with them).
+
+The rule that writes a file declares its path itself, in its ``output:``
+(``workflow/rules/``); ``tests/test_registry_rules.py`` checks that every product's
+files are exactly its rule's declared outputs (keys, paths, report flags).
 
 Files are paths under ``results/{model}/``; ``{method}`` in a path is expanded with
 the configured tuning methods. An output can require features of the configuration
@@ -46,16 +50,6 @@ class PaperOutput:
     requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class RuleFile:
-    """One output of a rule: its path under ``results/{model}/``, its report caption
-    (None: not in the report) and its report category."""
-
-    path: str
-    caption: str | None
-    category: str
-
-
 def table_product(rule: str, stem: str, caption: str | None = None, prefix: str = "") -> Product:
     """A rule writing ``tables/<stem>.{csv,md}`` (keys ``<prefix>csv``, ``<prefix>md``);
     the CSV is in the report under ``caption`` (default ``stem``)."""
@@ -69,20 +63,15 @@ def figure_product(rule: str, stem: str, caption: str | None = None, prefix: str
     return Product(rule, files, {f"{prefix}png": caption or stem})
 
 
-def rule_files(registry: Sequence[PaperOutput], rule: str) -> dict[str, RuleFile]:
-    """The outputs of ``rule``, by output key, over every paper output it writes."""
-    files: dict[str, RuleFile] = {}
+def report_entries(registry: Sequence[PaperOutput]) -> dict[str, tuple[str, str]]:
+    """Every file the report shows, as its path under ``results/{model}/``
+    (placeholders such as ``{method}`` left in) -> (caption name, category)."""
+    entries: dict[str, tuple[str, str]] = {}
     for output in registry:
         for made in output.products:
-            if made.rule != rule:
-                continue
-            for key, path in made.files.items():
-                if key in files:
-                    raise ValueError(f"rule {rule!r}: output key {key!r} is registered twice")
-                files[key] = RuleFile(path, made.report.get(key), output.category)
-    if not files:
-        raise ValueError(f"no paper output is written by rule {rule!r}")
-    return files
+            for key, caption in made.report.items():
+                entries[made.files[key]] = (caption, output.category)
+    return entries
 
 
 def enabled(registry: Sequence[PaperOutput], features: Iterable[str]) -> list[PaperOutput]:
