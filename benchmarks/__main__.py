@@ -15,6 +15,9 @@ The batching rows (``trial_batching``, ``sweep_batching``) also take ``--device`
 measurement), and with ``--curve`` print their ratio at every point of their ``CURVE``
 (or ``--points``): the trials per pass, or the conditions per sweep, at which batching
 stops paying on the machine. Other rows run as usual.
+
+The ``peers`` row (``--rows peers``) times this project against TransformerLens, nnsight
+and Captum, the optional extra ``peers``; without them it prints that it skipped.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from benchmarks import (
     dryrun,
     dump,
     neuron_training,
+    peers,
     perturbation,
     prompt_tuning,
     pruning,
@@ -50,6 +54,7 @@ ROWS = {
     "dryrun": dryrun,
     "trial_batching": trial_batching,
     "sweep_batching": sweep_batching,
+    "peers": peers,
 }
 
 
