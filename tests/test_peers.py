@@ -27,6 +27,7 @@ imports a peer (:func:`test_the_library_never_imports_a_peer`).
 import ast
 import copy
 import importlib.metadata
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 
 import benchmarks.__main__ as runner
 import benchmarks.peers as peers_row
+from benchmarks.common import Row
 from benchmarks.peers import (
     captum_relevance,
     gpt2_blocks,
@@ -278,6 +280,20 @@ def test_the_benchmark_row_skips_what_is_not_installed(monkeypatch, capsys):
         "skipped, TransformerLens is not installed (pip install -e '.[peers]')",
         "skipped, nnsight is not installed (pip install -e '.[peers]')",
     ]
+
+
+def test_the_benchmark_row_runs_only_when_named(monkeypatch, capsys):
+    """``python -m benchmarks`` leaves the peers row out (minutes on 2 cores); ``--rows
+    peers`` runs it."""
+
+    def row(name):
+        return SimpleNamespace(run=lambda repeats: Row(name, [f"ran {name}"], []))
+
+    monkeypatch.setattr(runner, "ROWS", {"fast": row("fast"), "peers": row("peers")})
+    assert runner.main([]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == ["ran fast"]
+    assert runner.main(["--rows", "peers"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == ["ran peers"]
 
 
 def test_the_library_never_imports_a_peer():
