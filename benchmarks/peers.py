@@ -76,6 +76,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from benchmarks.common import MINILM, Ratio, Row
@@ -130,22 +131,24 @@ def versions() -> str:
 
 
 def import_peer(name: str):
-    """The peer's module (ImportError when it is not installed). nnsight is imported
-    without its process-wide changes, which would outlive this row (or a test) and
-    reach code that never asked for them: its config's ``PYMOUNT`` (mounting ``.save``
-    on every object of the process) is off, through ``NNSIGHT_CONFIG`` =
-    benchmarks/nnsight.yaml unless it is set (this module calls ``nnsight.save``), and
-    its patch of ``torch.Tensor.backward`` (a look for a ``with`` block around every
-    backward call, for its backward traces, which this module does not use) is undone
-    at once."""
-    if name != "nnsight" or "nnsight" in sys.modules:
-        return importlib.import_module(name)
-    os.environ.setdefault("NNSIGHT_CONFIG", str(NNSIGHT_CONFIG))
-    backward = torch.Tensor.backward
+    """The peer's module (ImportError when it is not installed), imported without the
+    process-wide changes that would outlive this row (or a test) and reach code that
+    never asked for them: TransformerLens sets transformers' log level to errors only
+    (put back here); nnsight's config ``PYMOUNT`` would mount ``.save`` on every object
+    of the process (off, through ``NNSIGHT_CONFIG`` = benchmarks/nnsight.yaml unless it
+    is set: this module calls ``nnsight.save``), and its patch of
+    ``torch.Tensor.backward`` (a look for a ``with`` block around every backward call,
+    for its backward traces, which this module does not use) is undone at once."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if name.split(".")[0] == "nnsight":
+        os.environ.setdefault("NNSIGHT_CONFIG", str(NNSIGHT_CONFIG))
+    backward, verbosity = torch.Tensor.backward, transformers.logging.get_verbosity()
     try:
         return importlib.import_module(name)
     finally:
         torch.Tensor.backward = backward
+        transformers.logging.set_verbosity(verbosity)
 
 
 def hooked_transformer(model: GPT2LMHeadModel):
@@ -155,7 +158,7 @@ def hooked_transformer(model: GPT2LMHeadModel):
     folded value biases, so every hook sees the values the HF model computes. Frozen, in
     eval mode. TransformerLens 4 removed ``HookedTransformer`` (its ``TransformerBridge``
     wraps a model by hub name instead): the extra pins 3.9.0, the last release with it."""
-    import transformer_lens
+    transformer_lens = import_peer("transformer_lens")
     from transformer_lens.pretrained.weight_conversions import convert_gpt2_weights
 
     c = model.config
@@ -262,7 +265,7 @@ def captum_relevance(
     Padding positions add 0: their activations reach no loss (masked out of attention),
     so their gradient is 0.
     """
-    from captum.attr import LayerGradientXActivation
+    LayerGradientXActivation = import_peer("captum.attr").LayerGradientXActivation
 
     count = len(split)
     batch = split.batch(range(count), classifier.pad_id, next(classifier.parameters()).device)

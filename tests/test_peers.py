@@ -32,6 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
 import benchmarks.__main__ as runner
@@ -141,10 +142,13 @@ def test_the_seam_is_nnsights_saved_mlp_activation(gpt2, tokens):
     torch.testing.assert_close(ours, torch.stack(activated, 1), rtol=0, atol=0)
 
 
-def test_nnsight_leaves_the_rest_of_the_suite_as_it_was():
+def test_the_peers_leave_the_rest_of_the_suite_as_it_was():
     """Imported through :func:`benchmarks.peers.import_peer`, nnsight mounts no ``.save``
-    on every object and leaves ``torch.Tensor.backward`` torch's own."""
+    on every object and leaves ``torch.Tensor.backward`` torch's own, and
+    TransformerLens leaves transformers' log level as it was (errors only otherwise)."""
+    peer("transformer_lens")
     nnsight = peer("nnsight")
+    assert transformers.logging.get_verbosity() == transformers.logging.WARNING  # its default
     assert nnsight.CONFIG.APP.PYMOUNT is False
     assert not hasattr(object(), "save") and not hasattr([], "save")
     assert "nnsight" not in torch.Tensor.backward.__code__.co_filename
