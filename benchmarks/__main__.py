@@ -15,6 +15,11 @@ The batching rows (``trial_batching``, ``sweep_batching``) also take ``--device`
 measurement), and with ``--curve`` print their ratio at every point of their ``CURVE``
 (or ``--points``): the trials per pass, or the conditions per sweep, at which batching
 stops paying on the machine. Other rows run as usual.
+
+The ``peers`` row times this project against TransformerLens, nnsight and Captum (the
+optional extra ``peers``; without them it prints that it skipped). It runs only when
+named (``--rows peers``): it takes minutes on 2 cores, more than every other row
+together.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from benchmarks import (
     dryrun,
     dump,
     neuron_training,
+    peers,
     perturbation,
     prompt_tuning,
     pruning,
@@ -50,7 +56,10 @@ ROWS = {
     "dryrun": dryrun,
     "trial_batching": trial_batching,
     "sweep_batching": sweep_batching,
+    "peers": peers,
 }
+#: Rows that run only when ``--rows`` names them.
+OPT_IN = ("peers",)
 
 
 def measure(row, args: argparse.Namespace):
@@ -66,7 +75,13 @@ def measure(row, args: argparse.Namespace):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument(
+        "--rows",
+        nargs="*",
+        default=[name for name in ROWS if name not in OPT_IN],
+        choices=list(ROWS),
+        help=f"default: every row but {', '.join(OPT_IN)}",
+    )
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write every row's results to this file")
