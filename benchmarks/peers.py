@@ -328,9 +328,10 @@ def agree(name: str, ours, theirs, rtol: float = 1e-4) -> None:
 
 def timed(
     runs: Mapping[str, Callable[[], object]], repeats: int, warmup: int = 2
-) -> dict[str, dict[str, float]]:
+) -> dict[str, dict]:
     """Per run, the median wall-clock and process CPU seconds of ``repeats`` calls taken
-    in turns after ``warmup`` rounds (:func:`interleaved_times`). On a machine that
+    in turns after ``warmup`` rounds (:func:`interleaved_times`), and the wall-clock
+    seconds of each round (``wall``). On a machine that
     other jobs share, CPU time (the process's, all its threads) is less sensitive to
     them than the wall clock, though not free of them (caches, memory bandwidth)."""
     times = interleaved_times(runs, repeats, warmup)
@@ -338,6 +339,7 @@ def timed(
         name: {
             "wall_s": statistics.median(clock["wall"]),
             "cpu_s": statistics.median(clock["cpu"]),
+            "wall": clock["wall"],
         }
         for name, clock in times.items()
     }
@@ -354,7 +356,7 @@ class Part:
     def skip(self, what: str, peer: str) -> None:
         self.lines.append(f"  {what}: skipped, {peer} is not installed ({INSTALL})")
 
-    def add(self, what: str, times: Mapping[str, Mapping[str, float]], ours: str, peer: str):
+    def add(self, what: str, times: Mapping[str, Mapping], ours: str, peer: str):
         """The ratio of ``ours`` to ``peer`` in ``times`` (:func:`timed`), held to the
         target on wall-clock time; the CPU-time ratio is printed beside it."""
         mine, other = times[ours], times[peer]
@@ -363,8 +365,8 @@ class Part:
             f"  {what}: this project {1000 * mine['wall_s']:8.1f} ms, {peer} "
             f"{1000 * other['wall_s']:8.1f} ms (CPU time: {cpu:.3f} of {peer}'s)"
         )
-        ratio = mine["wall_s"] / other["wall_s"]
-        self.ratios.append(Ratio(f"{what}: this project / {peer}", ratio, TARGET))
+        name = f"{what}: this project / {peer}"
+        self.ratios.append(Ratio.paired(name, mine["wall"], other["wall"], TARGET))
         self.numbers[f"{what}: {peer} s"] = other["wall_s"]
         self.numbers[f"{what}: this project s"] = mine["wall_s"]
         self.numbers[f"{what}: CPU-time ratio to {peer}"] = cpu

@@ -50,6 +50,13 @@ def run(repeats: int, samples: int = 64, rate: float = 0.2) -> Row:
             f"  no hooks   {samples / clean:8.1f} samples/s",
             f"  perturbed  {samples / noisy:8.1f} samples/s",
         ],
-        [Ratio("perturbed / clean time", noisy / clean, TARGET)],
+        [
+            Ratio.paired(
+                "perturbed / clean time",
+                times["perturbed"]["wall"],
+                times["clean"]["wall"],
+                TARGET,
+            )
+        ],
         {"clean_s": clean, "perturbed_s": noisy},
     )

@@ -108,7 +108,9 @@ def run(repeats: int, batch_size: int = 8) -> Row:
             f"a projection {rates['projection']:5.1f} GFLOP/s",
         ]
         ratios.append(
-            Ratio(f"{name}: speedup / time bound", result["time_efficiency"], TARGET, False)
+            Ratio.of_rounds(
+                f"{name}: speedup / time bound", result["time_efficiency_rounds"], TARGET, False
+            )
         )
         numbers[f"{name} speedup"] = result["speedup"]
         numbers[f"{name} flop_bound"] = result["flop_bound"]

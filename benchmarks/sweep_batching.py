@@ -9,6 +9,7 @@ against one pass per condition
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from benchmarks.common import Ratio, Row, median_times, minilm, ratio_curve
@@ -41,9 +42,9 @@ def grid(conditions: int) -> tuple[int, tuple[float, ...]]:
 
 def sweep_times(
     loaded: LoadedModel, samples: int, conditions: int, repeats: int
-) -> tuple[float, float]:
-    """Median seconds of ``conditions`` perturbation conditions on ``samples`` samples,
-    one forward pass each, and all in one batched pass."""
+) -> tuple[list[float], list[float]]:
+    """The seconds of each round of ``conditions`` perturbation conditions on
+    ``samples`` samples, one forward pass each, and all in one batched pass (in turns)."""
     texts = [
         f"review {i}: the plot was {'dull' if i % 2 else 'gripping'} and long"
         for i in range(samples)
@@ -72,7 +73,7 @@ def sweep_times(
         )
 
     times = median_times({"separate": separate, "batched": batched}, repeats)
-    return times["separate"]["median_s"], times["batched"]["median_s"]
+    return times["separate"]["wall"], times["batched"]["wall"]
 
 
 def run(
@@ -81,7 +82,8 @@ def run(
     loaded = minilm(device, tiny)
     samples = 4 if tiny else samples
     conditions = orders * len(RATES)
-    one_each, together = sweep_times(loaded, samples, conditions, repeats)
+    separate, batched = sweep_times(loaded, samples, conditions, repeats)
+    one_each, together = statistics.median(separate), statistics.median(batched)
     return Row(
         "sweep_batching",
         [
@@ -91,9 +93,10 @@ def run(
             f"  one batched pass        {1000 * together:8.1f} ms",
         ],
         [
-            Ratio(
+            Ratio.paired(
                 f"sweep of {conditions} conditions batched / {conditions} separate forwards",
-                together / one_each,
+                batched,
+                separate,
                 TARGET,
             )
         ],
@@ -113,14 +116,15 @@ def curve(
         "conditions (random orders x rates) in one batched pass / one pass each"
     )
 
-    def measure(conditions: int) -> tuple[str, str, float]:
-        one_each, together = sweep_times(loaded, samples, conditions, repeats)
+    def measure(conditions: int) -> tuple[str, str, tuple[list[float], list[float]]]:
+        separate, batched = sweep_times(loaded, samples, conditions, repeats)
+        one_each, together = statistics.median(separate), statistics.median(batched)
         orders, rates = grid(conditions)
         line = (
             f"  {conditions:3d} conditions ({orders} x {len(rates)}): {1000 * one_each:8.1f} ms "
             f"separate, {1000 * together:8.1f} ms batched, ratio {together / one_each:.3f}"
         )
-        return f"conditions={conditions}", line, together / one_each
+        return f"conditions={conditions}", line, (batched, separate)
 
     checked = (20, "sweep of 20 conditions batched / 20 separate forwards", TARGET)
     return ratio_curve("sweep_batching", header, points, measure, checked)

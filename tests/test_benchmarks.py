@@ -16,6 +16,36 @@ def test_a_ratio_meets_its_target_in_either_direction():
     assert "MISSES TARGET" in Ratio("time", 1.2, 1.1).line()
 
 
+def test_a_timed_ratio_misses_only_when_its_interval_lies_beyond_the_target():
+    """Paired rounds 1.05, 1.15, 1.10 (a log-scale t interval over 3 rounds): the
+    geometric mean 1.099 is at the target 1.1 and the interval straddles it, so the row
+    is within noise, not missed; rounds all near 1.3 miss it; an at-least target
+    mirrors it."""
+    import numpy as np
+    from scipy import stats
+
+    ratio = Ratio.paired("step / forward", [1.05, 1.15, 1.10], [1.0, 1.0, 1.0], 1.1)
+    logs = np.log([1.05, 1.15, 1.10])
+    half = stats.t.ppf(0.975, 2) * logs.std(ddof=1) / np.sqrt(3)
+    assert ratio.value == pytest.approx(np.exp(logs.mean()))
+    assert (ratio.low, ratio.high) == pytest.approx(
+        np.exp([logs.mean() - half, logs.mean() + half])
+    )
+    assert ratio.low < 1.1 < ratio.high and ratio.met
+    assert "within noise of the target" in ratio.line()
+    slow = Ratio.paired("step / forward", [2.6, 2.62, 2.58], [2.0, 2.0, 2.0], 1.1)
+    assert not slow.met and "MISSES TARGET" in slow.line() and slow.low > 1.1
+    fast = Ratio.paired("step / forward", [0.5, 0.52, 0.51], [1.0, 1.0, 1.0], 1.1)
+    assert fast.met and fast.high < 1.1 and fast.line().endswith(": ok)")
+    share = Ratio.of_rounds("speedup / bound", [0.93, 0.96, 0.99], 0.95, at_most=False)
+    assert share.met and share.low < 0.95 < share.high
+    assert not Ratio.of_rounds("speedup / bound", [0.80, 0.81, 0.79], 0.95, False).met
+    # timed apart: the interval of a difference of mean logs
+    apart = Ratio.unpaired("step ratio", [0.7, 0.72, 0.71], [1.0, 1.02, 0.98], 0.75)
+    assert apart.value == pytest.approx(np.exp(np.log([0.7, 0.72, 0.71]).mean()), rel=0.02)
+    assert apart.high < 0.75 and apart.met
+
+
 @pytest.fixture
 def fake_rows(monkeypatch):
     def row(name, value):

@@ -185,7 +185,9 @@ def compare_speed(
     pruning cannot remove), ``work_efficiency`` (speedup / work bound),
     ``floor_median_s`` (and its ``floor_*`` summary: :func:`floor_classifier`),
     ``kept_share``, ``time_bound`` (the measured bound of the module docstring),
-    ``time_efficiency`` (speedup / time bound), the batch shape and the thread count.
+    ``time_efficiency`` (speedup / time bound) and ``time_efficiency_rounds`` (its
+    value in each round of the repeats: the interval of the benchmark row), the batch
+    shape and the thread count.
     """
     inputs = {name: value for name, value in batch.items() if name != "labels"}
 
@@ -224,6 +226,14 @@ def compare_speed(
     share = kept_share(unpruned, pruned)
     full, least = summary["unpruned_median_s"], summary["floor_median_s"]
     time_bound = full / (least + share * (full - least))
+    # speedup / time bound in each round: (T_floor + q (T_unpruned - T_floor)) / T_pruned
+    walls = {name: clocks["wall"] for name, clocks in times.items()}
+    rounds = [
+        (floor_time + share * (unpruned_time - floor_time)) / pruned_time
+        for unpruned_time, pruned_time, floor_time in zip(
+            walls["unpruned"], walls["pruned"], walls["floor"], strict=True
+        )
+    ]
     return {
         **summary,
         "speedup": speedup,
@@ -235,6 +245,7 @@ def compare_speed(
         "kept_share": share,
         "time_bound": time_bound,
         "time_efficiency": speedup / time_bound,
+        "time_efficiency_rounds": rounds,
         "unpruned_gflops": flops["unpruned"] * inputs["input_ids"].shape[0] / 1e9,
         "pruned_gflops": flops["pruned"] * inputs["input_ids"].shape[0] / 1e9,
         "batch_size": int(inputs["input_ids"].shape[0]),
