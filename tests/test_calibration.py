@@ -331,7 +331,7 @@ def test_power_at_each_primary_claims_margin_is_what_the_design_report_says(
         decided += decide(claim, statistic, units, settings)["verdict"] in wanted
     own = run_sd**2 / runs
     within = sample_sd**2 / (runs * SAMPLES)
-    design = Design(runs, SAMPLES if sample_sd else 0, own, 0.0, within, 0.0)
+    design = Design("runs", runs, SAMPLES if sample_sd else 0, own, 0.0, within, 0.0)
     predicted = design.power(margin, kind, 0.05, runs)
     print(f"{name}: decided {decided / sims:.3f}, design report's power {predicted:.3f}")
     assert decided / sims == pytest.approx(predicted, abs=0.1)

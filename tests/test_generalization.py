@@ -343,6 +343,22 @@ def test_task_groups_follow_the_types_unless_given():
         task_groups(list(types), types, None, ["z"], "paper_b.generation", "its tasks")
 
 
+def test_auto_test_tasks_take_an_other_task_of_each_trained_type():
+    types = {"s1": "sentiment", "s2": "sentiment", "t1": "topic", "i1": "inference",
+             "t2": "topic", "t3": "topic"}  # fmt: skip
+    # part 1 on s1, s2, t1: they train s1 and t1; the tests reach t2 beyond part 1, and
+    # the inference task, whose type does not train, tests nothing
+    part_one = ["s1", "s2", "t1"]
+    assert task_groups(part_one, types, None, "auto", configured=list(types)) == (
+        ["s1", "t1"],
+        ["s2", "t2"],
+    )
+    assert task_groups(["s1", "t1"], types, None, "auto", configured=["s1", "t1"]) == (
+        ["s1", "t1"],
+        [],
+    )
+
+
 def correct_at(accuracy: float, seed: int) -> np.ndarray:
     values = np.arange(SAMPLES) < round(accuracy * SAMPLES)
     return np.random.default_rng(seed).permutation(values).astype(np.float64)

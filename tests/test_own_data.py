@@ -11,7 +11,7 @@ from conftest import ROOT, run_snakemake
 from skillneurons.data.synthetic import generate_task
 from skillneurons.data.tasks import TASK_TYPES
 from skillneurons.models.loading import load_model
-from skillneurons.plan import AUTO_TYPES, auto_tasks
+from skillneurons.plan import AUTO_FIRST, AUTO_TYPES, auto_tasks
 
 OWN_DATA = re.compile(r"<!-- own-data:begin -->\n```yaml\n(.*?)```\n<!-- own-data:end -->", re.S)
 
@@ -46,6 +46,8 @@ def test_readme_own_data_paragraph_states_the_auto_choices():
         assert auto_tasks(section, {"own1": "other", "own2": "other"}) == ["own1"]
     fallback = "the first task when yours have none of those types"
     assert f"(`auto`: {', '.join(choices)}; {fallback};" in paragraph
+    assert AUTO_FIRST == {"paper_b": 3}
+    assert "the first three tasks for paper B's part 1;" in paragraph
 
 
 @pytest.mark.slow

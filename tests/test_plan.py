@@ -57,8 +57,10 @@ def test_default_lists(default):
     assert default.gguf_models == {}
     # tasks: auto takes the first sentiment task for both stages, and says so
     assert default.auto_choices == {
-        "random_label_words": ["syn_sst2"],
-        "tuning_methods": ["syn_sst2"],
+        "random_label_words.tasks": ["syn_sst2"],
+        "tuning_methods.tasks": ["syn_sst2"],
+        "paper_b.tasks": THREE,
+        "paper_b.generalization.test_tasks": ["syn_tweet", "syn_agnews"],
     }
     assert default.random_words_draws == [0, 1, 2] and default.random_words_trials == [0]
     assert default.tuning_methods == ["adapter", "bitfit"] and default.tuning_trials == [0, 1, 2]

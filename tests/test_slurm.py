@@ -331,8 +331,9 @@ def test_outputs_equal_a_local_run(slurm_run, tmp_path_factory):
             assert (local / path).read_bytes() == (sandbox / path).read_bytes(), path
         compared[pattern] = len(paths)
     # 3 splits; per trial a pass (metrics, prompt, Snakemake's timestamp) and its copy
-    # (metrics, prompt); per trial 4 dumps; the predictivity, the ranking, the training.
-    assert list(compared.values()) == [3, 2 * (3 + 2), 2 * 4, 1, 1, 1], compared
+    # (metrics, prompt); per trial 5 dumps (the baseline, the dev and test splits' prompt
+    # and input tokens); the predictivity, the ranking, the training.
+    assert list(compared.values()) == [3, 2 * (3 + 2), 2 * 5, 1, 1, 1], compared
 
 
 def test_second_slurm_run_submits_nothing(slurm_run, cluster):

@@ -331,8 +331,14 @@ def test_smoke_random_label_words(smoke_run):
         "spearman_vs_label_words",
         "test_accuracy_mean",
         "paper",
+        "noise_floor",
     ]
     assert table["spearman_mean"].between(-1, 1).all() and (table["draws"] == 2).all()
+    # the same prompts' orders on two halves of the dev split: rule label_word_noise_floor
+    floor = read_json(results / "random_label_words/noise_floor/syn_sst2.json")
+    assert len(floor["split_half_agreement"]) == 2  # one per main trial
+    assert table["noise_floor"].tolist() == [pytest.approx(floor["mean"])]
+    assert -1 <= floor["mean"] <= 1
 
 
 def test_smoke_adapters_and_bitfit(smoke_run):
@@ -380,7 +386,8 @@ def test_smoke_pruning_models_speed_and_table(smoke_run):
     folder = results / "pruning/syn_tweet/trial1"
     config = read_json(folder / "model.json")
     assert config["pruned_layers"] == [0, 1]  # round(0.75 * 2 layers)
-    assert sum(config["widths"]) == round(0.02 * 2 * 1536)  # ranking.scope: global
+    # pruning.scope per_layer: each pruned layer keeps its top round(2% x 1536) neurons
+    assert config["widths"] == [round(0.02 * 1536)] * 2
     assert 0 < config["parameter_fraction"] < 1 and config["trial"] == 1
     loaded, _ = load_pruned_model(folder / "model.safetensors", folder / "model.json")
     assert [site.width for site in ffn_sites(loaded.model)] == config["widths"]
@@ -457,15 +464,18 @@ def test_smoke_transferability_indicator(smoke_run):
 def test_smoke_findings_table(smoke_run):
     findings = pd.read_csv(smoke_run / "results/minilm-l2/tables/findings.csv")
     assert list(findings.columns) == COLUMNS
-    # six claims of sections 4-5, plus one per tuning method (adapter, BitFit)
-    assert len(findings) == 13
+    # the primary family first: §4.1's top neuron, §4.2 on the paper's design, §5's
+    # pre-training claim; then the exploratory rows: A-F3's two baselines, §4.2's two
+    # designs of ours, A-F5, A-F6, A-F15, §4.4's two, one per tuning method (adapter, BitFit)
+    assert len(findings) == 14
+    assert findings["family"].tolist() == ["primary"] * 3 + ["exploratory"] * 11
     assert set(findings["verdict"]) <= set(VERDICTS)
     # Every verdict is the interval's: never a comparison of two point estimates.
     assert_verdicts_follow_the_intervals(findings)
     # The perturbation claims resample the trials, then the random orders, then the
     # stratified test samples of every task.
-    top = findings.iloc[3]
-    assert top["paper"] == "§4.2, A-F4/A-F11"
+    top = findings.iloc[1]
+    assert top["paper"] == "§4.2, A-F4/A-F11 (the paper's design)"
     assert "trials 2 > random orders" in top["resampled"]
     assert "syn_sst2: test samples 16" in top["resampled"] and top["runs"] == 2
 

@@ -247,13 +247,15 @@ def test_paper_b_findings_are_interval_decisions(results):
     assert findings["claim"].str.contains("SeqLoRA").sum() == 1
     assert findings["claim"].str.startswith("deactivating paper B's top neurons").sum() == 1
     assert_verdicts_follow_the_intervals(findings)
-    # the AB rank claims resample configs/smoke.yaml's 2 prompt trials, then the tasks
+    # the AB rank claims resample configs/smoke.yaml's 2 prompt trials; the tasks are
+    # fixed (the claim is the mean over these tasks, not over a population of tasks)
     alike = findings[findings["claim"].str.contains("rank neurons alike")].iloc[0]
-    assert alike["runs"] == 2 and alike["resampled"].endswith(": trials 2 > tasks 3")
+    assert alike["runs"] == 2 and alike["resampled"].endswith(": trials 2; fixed: tasks 3")
     # one training per paper-B condition: none of its rows decides
     one = findings["resampled"].str.contains("training runs 1 (not resampled)", regex=False)
     one = findings[one]
-    assert len(one) >= 15 and set(one["verdict"]) <= {"inconclusive", "not measured"}
+    assert len(one) >= 15
+    assert set(one["verdict"]) <= {"inconclusive", "not measured", "not decidable here"}
     # B-T4 has 2 models x 1 test task in the smoke config: too few points to decide
     similarity = findings[findings["paper"] == "§5.2, B-T4"].iloc[0]
     assert similarity["verdict"] == "not measured" and "at least 4" in similarity["note"]

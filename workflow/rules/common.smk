@@ -16,8 +16,8 @@ from skillneurons.plan.passes import pass_trials
 from skillneurons.reporting.registry import report_entries
 
 PLAN = Plan(config)
-for section, chosen in PLAN.auto_choices.items():
-    logger.info(f"{section}.tasks: auto -> {chosen}")
+for key, chosen in PLAN.auto_choices.items():
+    logger.info(f"{key}: auto -> {chosen}")
 
 
 def pick(section, keys):

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+#: The ``test_tasks`` value that picks :func:`out_of_domain` (config's ``auto``, as
+#: ``skillneurons.plan.tasks.AUTO``, which this module cannot import: the plan imports it).
+AUTO = "auto"
+
 
 def task_groups(
     tasks: Sequence[str],
@@ -28,10 +32,12 @@ def task_groups(
     ``paper_b.generation`` for the generation group), any of the ``configured`` tasks
     (config ``tasks``; default ``tasks``), so that §5's groups can reach a task that
     paper B's part 1 does not train; else among ``tasks`` (config ``pool``) the first
-    task of each type and the rest. Raises ``ValueError`` naming a task outside the
-    configured ones or one in both groups."""
+    task of each type and the rest; ``test`` ``auto`` is :func:`out_of_domain`. Raises
+    ``ValueError`` naming a task outside the configured ones or one in both groups."""
     allowed = list(tasks if configured is None else configured)
     for key, chosen in (("train_tasks", train), ("test_tasks", test)):
+        if key == "test_tasks" and chosen == AUTO:
+            continue
         unknown = sorted(set(chosen or ()) - set(allowed))
         if unknown:
             named = pool if configured is None else "the configured tasks"
@@ -46,6 +52,8 @@ def task_groups(
         train = list(first.values())
     if test is None:
         test = [task for task in tasks if task not in train]
+    elif test == AUTO:
+        test = out_of_domain(train, allowed, task_types)
     shared = sorted(set(train) & set(test))
     if shared:
         raise ValueError(
@@ -53,6 +61,21 @@ def task_groups(
             "is either in-domain or out-of-domain"
         )
     return list(train), list(test)
+
+
+def out_of_domain(
+    train: Sequence[str], configured: Sequence[str], task_types: Mapping[str, str]
+) -> list[str]:
+    """Per type of the ``train`` tasks, the first ``configured`` task of that type that
+    does not train (paper B §5: an out-of-domain test task of each trained type); none
+    for a type without another task."""
+    types = dict.fromkeys(task_types[task] for task in train)
+    test = {}
+    for task in configured:
+        kind = task_types[task]
+        if kind in types and task not in train:
+            test.setdefault(kind, task)
+    return [test[kind] for kind in types if kind in test]
 
 
 #: Paper B's order 1 (DBPedia -> Amazon -> Yahoo -> AGNews) on the synthetic suite:

@@ -31,6 +31,7 @@ from skillneurons.plan.paper_b import FAMILIES, PaperBPlan
 from skillneurons.plan.passes import pass_of
 from skillneurons.plan.tasks import (
     AUTO,
+    AUTO_FIRST,
     AUTO_TYPES,
     NO_VALUES,
     SPLITS,
@@ -41,6 +42,7 @@ from skillneurons.plan.tasks import (
 from skillneurons.reporting.registry import reported_files
 
 __all__ = [
+    "AUTO_FIRST",
     "AUTO_TYPES",
     "FAMILIES",
     "NO_VALUES",
@@ -88,7 +90,7 @@ class Plan(PaperAPlan, PaperBPlan):
         chosen = self.config[section]["tasks"]
         tasks = task_subset(section, chosen, self.task_types)
         if chosen == AUTO:
-            self.auto_choices[section] = tasks
+            self.auto_choices[f"{section}.tasks"] = tasks
         return tasks
 
     def seeds(self, trials) -> list[int]:

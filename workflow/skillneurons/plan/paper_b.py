@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from skillneurons.data.generation_splits import generation_spec
-from skillneurons.paper_b.groups import continual_orders, task_groups
+from skillneurons.paper_b.groups import AUTO, continual_orders, task_groups
 from skillneurons.paper_b.instructions import INSTRUCTIONS
 from skillneurons.paper_b.registry import PAPER_B
 from skillneurons.reporting.registry import targets
@@ -49,6 +49,8 @@ class PaperBPlan:
             generalization["test_tasks"],
             configured=list(self.tasks),
         )
+        if generalization["test_tasks"] == AUTO:
+            self.auto_choices["paper_b.generalization.test_tasks"] = self.test_tasks
         self.generation_train, self.generation_test = task_groups(
             self.generation_tasks,
             self.generation_types,

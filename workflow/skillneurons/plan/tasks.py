@@ -22,11 +22,17 @@ AUTO_TYPES = {
     "tuning_methods": ("sentiment",),
     "ablation": ("sentiment", "topic"),
 }
+#: Per config section, the number of first configured tasks ``auto`` takes instead:
+#: ``paper_b`` the first three (part 1 and §6's order), what the default's time budget
+#: holds.
+AUTO_FIRST = {"paper_b": 3}
 
 
 def auto_tasks(section: str, task_types: Mapping[str, str]) -> list[str]:
     """``auto``'s tasks of ``section`` among the configured ``task_types`` (name ->
     type, in configured order)."""
+    if section in AUTO_FIRST:
+        return list(task_types)[: AUTO_FIRST[section]]
     chosen = [
         next((task for task, kind in task_types.items() if kind == wanted), None)
         for wanted in AUTO_TYPES.get(section, ())
