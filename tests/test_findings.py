@@ -8,18 +8,18 @@ import pytest
 from scipy import stats
 
 from skillneurons.neurons.activation_dump import ActivationWriter
-from skillneurons.paper_a.findings import (
-    PAPER_AGREEMENT,
+from skillneurons.paper_a.findings.gaps import gap_claim
+from skillneurons.paper_a.findings.label_words import PAPER_AGREEMENT, label_words_claims
+from skillneurons.paper_a.findings.origin import control_correct, pretraining_claim
+from skillneurons.paper_a.findings.task_relations import (
+    correlation_claim,
+    importance_claim,
+    pair_contrast,
+)
+from skillneurons.paper_a.findings.top_neurons import (
     baseline_claims,
     comparable_claim,
-    control_correct,
-    correlation_claim,
-    gap_claim,
     held_out_panels,
-    importance_claim,
-    label_words_claims,
-    pair_contrast,
-    pretraining_claim,
 )
 from skillneurons.paper_a.skill_neurons import (
     SampleGroup,

@@ -17,7 +17,7 @@ from snakemake.report import Category
 
 from conftest import ROOT
 from skillneurons.config import validate_config
-from skillneurons.paper_a import findings as findings_a
+from skillneurons.paper_a.findings import perturbation as findings_a
 from skillneurons.paper_a.registry import PAPER_A as PAPER_A_REGISTRY
 from skillneurons.paper_b import (
     comparison_report,

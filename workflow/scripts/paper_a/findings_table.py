@@ -7,7 +7,9 @@ import pandas as pd
 from skillneurons.infra.io import read_json
 from skillneurons.infra.runlog import job_log
 from skillneurons.neurons.ranking import Ranking
-from skillneurons.paper_a.findings import findings_table, held_out_panels, trial_scores
+from skillneurons.paper_a.findings import findings_table
+from skillneurons.paper_a.findings.task_relations import trial_scores
+from skillneurons.paper_a.findings.top_neurons import held_out_panels
 from skillneurons.paper_a.skill_neurons import read_predictivity, read_trial_results
 from skillneurons.reporting.findings import BootstrapSettings
 from skillneurons.reporting.tables import write_frame

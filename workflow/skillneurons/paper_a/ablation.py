@@ -25,7 +25,7 @@ from skillneurons.neurons.perturbation.files import TrialModel
 from skillneurons.neurons.perturbation.orders import NamedOrder, layer_matched_random_orders
 from skillneurons.neurons.ranking import Ranking
 from skillneurons.paper_a.ablation_settings import SETTING_KEYS, shown_setting
-from skillneurons.paper_a.findings import gap_claim
+from skillneurons.paper_a.findings.gaps import gap_claim
 from skillneurons.reporting.curves import AREA_BASIS, AREA_MARGIN, task_curves
 from skillneurons.reporting.findings import BootstrapSettings, Claim, holm
 
