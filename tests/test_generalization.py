@@ -13,6 +13,11 @@ from skillneurons.models.neuron_deltas import MaskedAdam
 from skillneurons.models.sites import ffn_sites, neuron_parameters
 from skillneurons.models.training import TrainingSettings
 from skillneurons.paper_b.classifiers import task_classifier
+from skillneurons.paper_b.controlled_overlap_report import (
+    CONTROLLED_RISES,
+    controlled_claim,
+    controlled_table,
+)
 from skillneurons.paper_b.generalization import (
     KEYS,
     controlled_overlap,
@@ -24,20 +29,19 @@ from skillneurons.paper_b.generalization import (
 )
 from skillneurons.paper_b.generalization_report import (
     CLS_GEN_FLAT,
-    CONTROLLED_RISES,
     GENERALIZATION_RISES,
-    OVERLAP_ABOVE_RANDOM,
     SPECIALIZATION_PEAK,
-    controlled_claim,
-    controlled_table,
     generalization_claim,
-    overlap_claims,
-    overlap_table,
     proportion_claims,
     proportion_table,
     share_contrast,
 )
 from skillneurons.paper_b.groups import task_groups
+from skillneurons.paper_b.overlap_report import (
+    OVERLAP_ABOVE_RANDOM,
+    overlap_claims,
+    overlap_table,
+)
 from skillneurons.paper_b.relevance import relevance_table
 from skillneurons.paper_b.runs import run_means, with_run
 from skillneurons.paper_b.scorers import TaskScorer

@@ -222,6 +222,8 @@ def test_report_modules_load_no_torch():
         "paper_b.neuron_training_report",
         "paper_b.comparison_report",
         "paper_b.generalization_report",
+        "paper_b.overlap_report",
+        "paper_b.controlled_overlap_report",
         "paper_b.similarity_report",
         "paper_b.continual_report",
         "paper_b.findings",

@@ -22,9 +22,11 @@ from skillneurons.paper_a.registry import PAPER_A as PAPER_A_REGISTRY
 from skillneurons.paper_b import (
     comparison_report,
     continual_report,
+    controlled_overlap_report,
     deactivation_report,
     generalization_report,
     neuron_training_report,
+    overlap_report,
     similarity_report,
 )
 from skillneurons.paper_b.registry import PAPER_B as PAPER_B_REGISTRY
@@ -48,6 +50,8 @@ PAPER_B_REPORTS = (
     neuron_training_report,
     comparison_report,
     generalization_report,
+    overlap_report,
+    controlled_overlap_report,
     similarity_report,
     continual_report,
 )

@@ -6,8 +6,8 @@ import pandas as pd
 
 from skillneurons.infra.io import read_metadata
 from skillneurons.infra.runlog import job_log
+from skillneurons.paper_b.controlled_overlap_report import controlled_table
 from skillneurons.paper_b.generalization import KEYS
-from skillneurons.paper_b.generalization_report import controlled_table
 from skillneurons.paper_b.runs import run_means
 from skillneurons.reporting.tables import write_frame
 

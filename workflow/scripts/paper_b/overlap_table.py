@@ -4,7 +4,7 @@ group cls-gen, gen-cls, gen-gen), beside random sets of the same sizes (paper B,
 appendix A.6)."""
 
 from skillneurons.infra.runlog import job_log
-from skillneurons.paper_b.generalization_report import overlap_table
+from skillneurons.paper_b.overlap_report import overlap_table
 from skillneurons.paper_b.relevance import read_task_neuron_tables
 from skillneurons.reporting.tables import write_frame
 

@@ -5,7 +5,9 @@ Each experiment's claims live with its tables, in its report:
 :mod:`~skillneurons.paper_b.deactivation_report` (B-T1, B-F5a/b),
 :mod:`~skillneurons.paper_b.neuron_training_report` (B-T2, B-F5c/d and their controls),
 :mod:`~skillneurons.paper_b.comparison_report` (AB-T1, AB-F1),
-:mod:`~skillneurons.paper_b.generalization_report` (B-F2, B-F6, B-T8, B-T9..B-T11),
+:mod:`~skillneurons.paper_b.generalization_report` (B-F2, B-F6),
+:mod:`~skillneurons.paper_b.overlap_report` (B-T8),
+:mod:`~skillneurons.paper_b.controlled_overlap_report` (B-T9..B-T11),
 :mod:`~skillneurons.paper_b.similarity_report` (B-F3, B-T4) and
 :mod:`~skillneurons.paper_b.continual_report` (B-T5, B-F4). This module only puts their
 rows in the table's order: part 1's (B-T1's and B-T2's claims, then B-F5's; the
@@ -23,12 +25,9 @@ import pandas as pd
 
 from skillneurons.paper_b import deactivation_report, neuron_training_report
 from skillneurons.paper_b.comparison_report import comparison_claims, curve_claims
-from skillneurons.paper_b.generalization_report import (
-    Group,
-    controlled_claims,
-    overlap_claims_per_pair,
-    proportion_claims,
-)
+from skillneurons.paper_b.controlled_overlap_report import controlled_claims
+from skillneurons.paper_b.generalization_report import proportion_claims
+from skillneurons.paper_b.overlap_report import Group, overlap_claims_per_pair
 from skillneurons.paper_b.similarity_report import similarity_claim
 from skillneurons.reporting.curves import TaskCurves
 from skillneurons.reporting.findings import BootstrapSettings, findings_frame
@@ -60,7 +59,9 @@ def generalization_claims(
 ) -> list[dict]:
     """§5's rows, in this order: B-F2's and B-F6's
     (:func:`~skillneurons.paper_b.generalization_report.proportion_claims`), B-T8's for
-    every pair of groups, B-T9..B-T11's, then B-T4's
+    every pair of groups (:func:`~skillneurons.paper_b.overlap_report.overlap_claims_per_pair`),
+    B-T9..B-T11's (:func:`~skillneurons.paper_b.controlled_overlap_report.controlled_claims`),
+    then B-T4's
     (:func:`~skillneurons.paper_b.similarity_report.similarity_claim`). ``results`` holds
     every generalization result file (:mod:`skillneurons.paper_b.generalization`), told
     apart by their ``experiment`` and ``group`` columns; ``groups`` the groups' training

@@ -4,8 +4,9 @@ the arithmetic behind B-T8 and B-T9..B-T11.
 A group's neurons are the union of its tasks' top-``p`` sets (``N_x`` of its training
 tasks, ``N_y`` of its test tasks); a neuron is one flat id ``layer * width + neuron``.
 The generalization experiment trains such sets (:mod:`skillneurons.paper_b.generalization`,
-which imports torch) and its report compares them
-(:mod:`skillneurons.paper_b.generalization_report`); both read them here, free of torch.
+which imports torch) and its appendix reports compare them
+(:mod:`skillneurons.paper_b.overlap_report`,
+:mod:`skillneurons.paper_b.controlled_overlap_report`); all read them here, free of torch.
 """
 
 from __future__ import annotations
