@@ -30,26 +30,26 @@ nnsight wraps its own copy of the model: wrapping a module replaces every submod
 call per module), which would slow this project's paths on a shared model; and it is
 imported without its process-wide patches (:func:`import_peer`).
 
-Where the peers stand (two runs of the row on a 2-core AMD EPYC shared with other jobs,
-torch 2.13.0, transformer-lens 3.9.0, nnsight 0.8.1, captum 0.9.0; CPU-time ratios in
-brackets):
+Where the peers stand, on an idle 2-core AMD EPYC (torch 2.13.0, transformer-lens
+3.9.0, nnsight 0.8.1, captum 0.9.0), native AVX-512 kernels / ATEN_CPU_CAPABILITY=avx2:
 
-- capture: 0.40 and 0.41 (0.43, 0.41) of TransformerLens. Its ``HookedTransformer`` runs
-  its own implementation: torch's profiler finds the same matrix products (addmm: 2.8
-  against 2.4 CPU-seconds over two calls) but its LayerNorm written as separate
-  elementwise ops (sum, subtract, power, divide, sqrt) where the HF model calls the
-  fused ``layer_norm``, four times as many copies (rearranged weights and activations),
-  and an explicit attention pattern where the HF model calls SDPA: 14.9 CPU-seconds
-  against 6.0. nnsight: 0.99 and 1.03 (0.99, 1.02): where nnsight is as fast, and
-  once faster. Both run the same HF forward, stopped at the same place, each with a
-  few milliseconds of its own on a forward of seconds; no path can beat the forward, so
-  this ratio sits at 1.0 and meets its target only to the noise of the machine;
-- relevance: 0.96 and 0.97 (0.85, 0.97) of Captum's: both one forward and one backward
-  to the same activations; Captum also clones every layer's input in its hooks;
-- sweep: 0.34 and 0.28 (0.35, 0.30) of 20 nnsight interventions, because the project's
-  sweep puts the 20 conditions through one pass of 160 rows; one pass per condition
-  (the line not held to a target) costs 0.72-0.97 of nnsight's over three runs: per
-  forward neither has an overhead that matters much.
+- capture: 0.956 [0.919, 0.996] / 0.911 [0.839, 0.989] of TransformerLens. Its
+  ``HookedTransformer`` runs its own implementation: torch's profiler finds the same
+  matrix products but its LayerNorm written as separate elementwise ops where the HF
+  model calls the fused ``layer_norm``, more copies (rearranged weights and
+  activations), and an explicit attention pattern where the HF model calls SDPA; idle,
+  that costs it 5-9%, on cores shared with other jobs 2.5 times (0.40 and 0.41 there).
+  nnsight: 1.053 [0.955, 1.161] / 0.999 [0.883, 1.130], the noise of the machine: both
+  run the same HF forward, stopped at the same place, each with a few milliseconds of
+  its own on a forward of 0.6 s;
+- relevance: 0.963 [0.932, 0.994] / 0.986 [0.947, 1.027] of Captum's: both one forward
+  and one backward to the same activations; Captum also clones every layer's input;
+- sweep: 0.973 [0.832, 1.137] / 1.072 [1.051, 1.095] of 20 nnsight interventions, the
+  second missing the target: on this CPU one pass of the 20 conditions' 160 rows is no
+  faster than 20 passes of 8 (the ``sweep_batching`` row finds the same), and one pass
+  per condition (the line not held to a target) costs 0.918 / 0.982 of nnsight's: per
+  forward neither has an overhead that matters. On cores shared with other jobs the
+  batched pass was 0.28-0.34 of nnsight's, whose 20 passes each wait on the cores.
 
 At a tiny size (2 layers of hidden 64, milliseconds a call) Captum's relevance came out
 faster (15.3 against 18.3 ms over 40 rounds), but there every op costs microseconds and
