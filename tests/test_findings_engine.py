@@ -12,9 +12,11 @@ from skillneurons.reporting.findings import (
     TEST,
     BootstrapSettings,
     Claim,
+    Design,
     Units,
     bootstrap,
     decide,
+    design_columns,
     every,
     findings_frame,
     holm,
@@ -236,3 +238,25 @@ def test_the_design_report_says_what_would_decide_a_claim():
     needed = int(runs_row["runs_needed"])
     assert design.power(0.05, "directional", runs_row["alpha"], needed) >= 0.8
     assert design.power(0.05, "directional", runs_row["alpha"], needed - 1) < 0.8
+
+
+def test_the_design_report_projects_the_sizes_that_decide_at_the_estimate():
+    """Runs only, SE(r) = 0.2 / sqrt(r) with r - 1 df, margin 0.2, level 0.05: at an
+    estimate of 0.1 (half the margin) the interval must be narrower than 0.1, so
+    t(r - 1) / sqrt(r) < 0.5: 18 runs (2.110 / 4.243), not 17 (2.120 / 4.123), though
+    5 runs give 80% power were the effect 0.4. An estimate of 0.3 needs < 1.5: 5 runs
+    (2.776 / 2.236), not 4 (3.182 / 2). An equivalence claim at 0.05 needs < 0.15, so
+    t / sqrt(r) < 0.75: 10 runs (2.262 / 3.162), not 9 (2.306 / 3)."""
+    design = Design("training runs", 4, 0, own=0.01, draws=0.0, within=0.0, shared=0.0)
+
+    def columns(estimate, kind="directional"):
+        return design_columns([design], 0.2, kind, 0.05, estimate)
+
+    assert columns(0.1)["runs_at_estimate"] == 18 and columns(0.1)["runs_needed"] == 5
+    assert columns(-0.1)["runs_at_estimate"] == 18  # fails or negligible: the same room
+    assert columns(0.3)["runs_at_estimate"] == 5
+    assert columns(0.05, "equivalence")["runs_at_estimate"] == 10
+    assert np.isnan(columns(0.1)["samples_at_estimate"])  # no per-sample results
+    # an every-X claim's parts have estimates of their own: no projection of the row's
+    assert np.isnan(design_columns([design, design], 0.2, "directional", 0.05, 0.1)[
+        "runs_at_estimate"])  # fmt: skip

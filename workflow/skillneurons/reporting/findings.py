@@ -47,7 +47,11 @@ standard error to other numbers of runs and test samples, and finds the runs
 (``runs_needed``, of the unit ``run_unit``) or test samples per task
 (``samples_needed``) at which the claim
 would be decided with :data:`POWER` probability were its effect :data:`DESIGN_EFFECT`
-times its margin (an equivalence claim: were it 0), at the claim's level.
+times its margin (an equivalence claim: were it 0), at the claim's level. That plan
+says nothing of a run whose effect lies between 0 and the margin, where only a narrower
+interval decides: ``runs_at_estimate`` and ``samples_at_estimate`` are the sizes at which
+an interval of the projected width, centred on the observed estimate, would decide the
+claim (:meth:`Design.decides_at`), a projection of the point estimate, not a power.
 
 **Verdicts**, at a level ``a`` (Holm-adjusted, below), each one-sided test at ``a / 2``
 so that a verdict is what the two-sided ``1 - a`` interval shows:
@@ -134,6 +138,8 @@ COLUMNS = [
     "run_unit",
     "runs_needed",
     "samples_needed",
+    "runs_at_estimate",
+    "samples_at_estimate",
     "note",
     "paper_value",
 ]
@@ -398,6 +404,22 @@ class Design:
             return float(max(0.0, 2 * stats.t.cdf(margin / se - critical, df) - 1))
         return float(stats.nct.sf(critical, df, DESIGN_EFFECT * margin / se))
 
+    def decides_at(
+        self, estimate: float, margin: float, kind: str, alpha: float, runs: int, samples=None
+    ) -> bool:
+        """Whether an interval at two-sided level ``alpha`` with ``runs`` runs and
+        ``samples`` samples, centred on ``estimate``, would decide the claim: its
+        half-width below the distance to the nearest verdict's bound (0 for holds and
+        fails, ``margin - |estimate|`` for negligible; an equivalence claim:
+        ``margin - |estimate|`` for comparable, ``|estimate| - margin`` for not
+        comparable)."""
+        se, df = self.se(runs, samples)
+        if not (np.isfinite(margin) and margin > 0 and np.isfinite(estimate)) or runs < 2:
+            return False
+        size = abs(estimate)
+        room = abs(size - margin) if kind == EQUIVALENCE else max(size, margin - size)
+        return bool(stats.t.ppf(1 - alpha / 2, df) * se < room)
+
 
 def _smallest(decided: Callable[[int], bool], start: int, most: int) -> int | None:
     """The smallest ``n`` in ``[start, most]`` with ``decided(n)`` (monotone), or None."""
@@ -411,17 +433,24 @@ def _smallest(decided: Callable[[int], bool], start: int, most: int) -> int | No
 
 
 def design_columns(
-    designs: Sequence[Design | None], margin: float, kind: str, alpha: float
+    designs: Sequence[Design | None],
+    margin: float,
+    kind: str,
+    alpha: float,
+    estimate: float = np.nan,
 ) -> dict[str, float]:
     """The design report's columns of a claim (the product of its parts' powers for an
-    :func:`every` claim): the variance shares, the power at the measured sizes, and the
+    :func:`every` claim): the variance shares, the power at the measured sizes, the
     runs (at the measured samples) and samples (at the measured runs) that reach
-    :data:`POWER`; NaN where they cannot be projected (no replicated runs, no margin,
-    no per-sample results, or out of reach)."""
+    :data:`POWER`, and those at which an interval centred on ``estimate`` would decide
+    it (one part only: an :func:`every` claim's parts have estimates of their own);
+    NaN where they cannot be projected (no replicated runs, no margin, no per-sample
+    results, or out of reach)."""
     empty = dict.fromkeys(
-        ["share_runs", "share_draws", "share_samples", "power", "runs_needed", "samples_needed"],
+        ["share_runs", "share_draws", "share_samples", "power", "runs_needed", "samples_needed",
+         "runs_at_estimate", "samples_at_estimate"],
         np.nan,
-    ) | {"run_unit": ""}
+    ) | {"run_unit": ""}  # fmt: skip
     if not designs or any(d is None for d in designs):
         return empty
 
@@ -433,6 +462,15 @@ def design_columns(
     samples_needed = None
     if first.samples and all(d.samples for d in designs):
         samples_needed = _smallest(lambda s: power(first.runs, s) >= POWER, 2, MOST_SAMPLES)
+    at_estimate: dict[str, int | None] = {"runs": None, "samples": None}
+    if len(designs) == 1:
+
+        def decides(runs: int, samples=None) -> bool:
+            return first.decides_at(estimate, margin, kind, alpha, runs, samples)
+
+        at_estimate["runs"] = _smallest(decides, 2, MOST_RUNS)
+        if first.samples:
+            at_estimate["samples"] = _smallest(lambda s: decides(first.runs, s), 2, MOST_SAMPLES)
     shares = np.array([d.shares() for d in designs]).mean(axis=0)
     return {
         "share_runs": shares[0],
@@ -442,6 +480,9 @@ def design_columns(
         "run_unit": first.unit,
         "runs_needed": np.nan if runs_needed is None else runs_needed,
         "samples_needed": np.nan if samples_needed is None else samples_needed,
+        **{
+            f"{n}_at_estimate": np.nan if size is None else size for n, size in at_estimate.items()
+        },
     }
 
 
@@ -710,6 +751,8 @@ def findings_frame(
         first = alpha / max(1, sum(row.get(TEST) is not None for row in members))
         for row in holm(members, alpha):
             level = row["alpha"] if np.isfinite(row["alpha"]) else first
-            row.update(design_columns(row[DESIGN], row["margin"], row["_kind"], level))
+            row.update(
+                design_columns(row[DESIGN], row["margin"], row["_kind"], level, row["estimate"])
+            )
             decided.append(row)
     return pd.DataFrame(decided, columns=COLUMNS)
