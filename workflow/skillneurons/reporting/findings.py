@@ -413,9 +413,9 @@ class Design:
         fails, ``margin - |estimate|`` for negligible; an equivalence claim:
         ``margin - |estimate|`` for comparable, ``|estimate| - margin`` for not
         comparable)."""
-        se, df = self.se(runs, samples)
         if not (np.isfinite(margin) and margin > 0 and np.isfinite(estimate)) or runs < 2:
             return False
+        se, df = self.se(runs, samples)
         size = abs(estimate)
         room = abs(size - margin) if kind == EQUIVALENCE else max(size, margin - size)
         return bool(stats.t.ppf(1 - alpha / 2, df) * se < room)
