@@ -103,7 +103,7 @@ def test_a_findings_table_opens_with_its_claims_primary_first_and_their_design(t
         | {"claim": "a unsure", "key": "a", "family": "exploratory",
            "verdict": "inconclusive", "estimate": 0.01, "ci_low": -0.02, "ci_high": 0.04,
            "margin": 0.05, "runs_needed": 7, "run_unit": "trials", "samples_needed": 240,
-           "share_runs": 0.5,
+           "runs_at_estimate": 12, "share_runs": 0.5,
            "share_draws": 0.1, "share_samples": 0.4},
         dict.fromkeys(COLUMNS, float("nan"))
         | {"claim": "d between", "key": "d", "family": "exploratory",
@@ -111,6 +111,17 @@ def test_a_findings_table_opens_with_its_claims_primary_first_and_their_design(t
            "margin": 0.12, "runs": 12, "runs_needed": 5, "run_unit": "training runs",
            "runs_at_estimate": 16, "share_runs": 1.0, "share_draws": 0.0,
            "share_samples": 0.0},
+        dict.fromkeys(COLUMNS, float("nan"))
+        | {"claim": "e on the margin", "key": "e", "family": "exploratory",
+           "verdict": "inconclusive", "estimate": -0.031, "ci_low": -0.064, "ci_high": 0.002,
+           "margin": 0.03, "runs": 6, "runs_needed": 14, "run_unit": "trials",
+           "share_runs": 1.0, "share_draws": 0.0, "share_samples": 0.0},
+        dict.fromkeys(COLUMNS, float("nan"))
+        | {"claim": "f every order", "key": "f", "family": "exploratory",
+           "verdict": "inconclusive", "estimate": -0.02, "ci_low": -0.1, "ci_high": 0.06,
+           "margin": 0.05, "runs": 3, "runs_needed": 9, "run_unit": "training runs",
+           "note": "every order (intersection-union test; weakest shown): 1 -0.02",
+           "share_runs": 1.0, "share_draws": 0.0, "share_samples": 0.0},
         dict.fromkeys(COLUMNS, float("nan"))
         | {"claim": "c floor", "key": "c", "family": "exploratory",
            "verdict": "not decidable here", "estimate": -0.7, "margin": 0.1,
@@ -127,14 +138,21 @@ def test_a_findings_table_opens_with_its_claims_primary_first_and_their_design(t
     ) in brief
     assert (
         "Variance: 50% runs, 10% draws, 40% samples. Decided at 80% power with 7 trials or "
-        "240 test samples per task."
+        "240 test samples per task. At its estimate: about 12 trials."
     ) in brief
     # the planned runs reached, the estimate between 0 and the margin: said, with the
     # runs that would decide it at the estimate
     assert (
         "Decided at 80% power with 5 training runs. This run had 12 training runs: its "
-        "estimate lies where only a narrower interval decides: about 16 training runs at "
-        "its estimate."
+        "estimate lies where only a narrower interval decides. At its estimate: about 16 "
+        "training runs."
     ) in brief
+    # an estimate on the margin of an equivalence claim: no size decides it there
+    assert (
+        "Decided at 80% power with 14 trials. At its estimate: no size up to 1,000 trials "
+        "(it lies too near a bound between two verdicts). |"
+    ) in brief
+    # an every-X claim's estimate is its weakest part's: no size is projected at it
+    assert "Decided at 80% power with 9 training runs. |" in brief
     # not decidable: why (the note's first clause), never a size that cannot help
     assert "| noise floor below 0.87: the halves agree at 0.2. |" in brief

@@ -152,6 +152,9 @@ POWER = 0.8
 DESIGN_EFFECT = 2.0
 #: Sizes the design report searches up to (runs; test samples per task).
 MOST_RUNS, MOST_SAMPLES = 1000, 100_000
+#: The note of an every-X claim (:func:`every`): its estimate is its weakest part's,
+#: so no size is projected at it.
+INTERSECTION_UNION = "intersection-union test"
 #: The row keys of a claim's test and its bootstraps (dropped from the table).
 TEST, DESIGN = "_test", "_design"
 
@@ -682,7 +685,7 @@ def every(
         f"{name} {t.estimate:+.4f} [{low:+.4f}, {high:+.4f}]"
         for (name, _, _), t, (low, high) in zip(parts, tests, intervals, strict=True)
     )
-    row = with_note(row, f"every {unit} (intersection-union test; weakest shown): {shown}")
+    row = with_note(row, f"every {unit} ({INTERSECTION_UNION}; weakest shown): {shown}")
     each = [test.tested(claim.margin, claim.kind) for test in tests]
     count = len(each)
     tested = Tested(

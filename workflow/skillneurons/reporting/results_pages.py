@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from skillneurons.infra.io import atomic_path
+from skillneurons.reporting.findings import INTERSECTION_UNION, MOST_RUNS
 from skillneurons.reporting.tables import markdown
 
 #: Page sections in page order: (heading, stem prefix); a stem matching none is paper A's.
@@ -87,10 +88,11 @@ def design_sentence(row: pd.Series) -> str:
     variance comes from, and for an inconclusive claim the runs (of its unit: trials,
     training runs, draws) or test samples per task at which it would be decided with
     80% probability were its effect twice its margin (an equivalence claim: were it 0),
-    then those at which an interval centred on its estimate would decide it (where the
-    run already had the planned runs, it says so: its effect lies where only a
-    narrower interval decides); for a claim not decidable here or not measured, why
-    (its note's first clause)."""
+    then those at which an interval centred on its estimate would decide it, or that
+    none within reach does (an estimate on a verdict's bound; an every-X claim, whose
+    estimate is its weakest part's, has no such sizes); where the run already had the
+    planned runs, it says so: its effect lies where only a narrower interval decides.
+    For a claim not decidable here or not measured, why (its note's first clause)."""
     shares = [row.get(f"share_{n}") for n in ("runs", "draws", "samples")]
     where = ""
     if all(pd.notna(s) for s in shares):
@@ -106,15 +108,22 @@ def design_sentence(row: pd.Series) -> str:
     if not planned:
         return where + "No size projected (runs not replicated, or out of reach)."
     sentence = f"{where}Decided at 80% power with {planned}."
-    at_estimate = _sizes(row, "runs_at_estimate", "samples_at_estimate")
+    unit = row.get("run_unit") or "runs"
     runs, needed = row.get("runs"), row.get("runs_needed")
     if pd.notna(runs) and pd.notna(needed) and runs >= needed:
         sentence += (
-            f" This run had {int(runs)} {row.get('run_unit') or 'runs'}: its estimate lies"
-            " where only a narrower interval decides"
+            f" This run had {int(runs)} {unit}: its estimate lies where only a narrower"
+            " interval decides."
         )
-        return sentence + (f": about {at_estimate} at its estimate." if at_estimate else ".")
-    return sentence + (f" At its estimate: about {at_estimate}." if at_estimate else "")
+    at_estimate = _sizes(row, "runs_at_estimate", "samples_at_estimate")
+    if at_estimate:
+        return f"{sentence} At its estimate: about {at_estimate}."
+    if pd.notna(row.get("estimate")) and INTERSECTION_UNION not in str(row.get("note")):
+        return (
+            f"{sentence} At its estimate: no size up to {MOST_RUNS:,} {unit} (it lies too"
+            " near a bound between two verdicts)."
+        )
+    return sentence
 
 
 def claims_section(frame: pd.DataFrame) -> str:
