@@ -257,6 +257,9 @@ def test_the_design_report_projects_the_sizes_that_decide_at_the_estimate():
     assert columns(0.3)["runs_at_estimate"] == 5
     assert columns(0.05, "equivalence")["runs_at_estimate"] == 10
     assert np.isnan(columns(0.1)["samples_at_estimate"])  # no per-sample results
+    # no variance measured: no power, and no size projected at the estimate either
+    still = Design("training runs", 4, 0, own=0.0, draws=0.0, within=0.0, shared=0.0)
+    assert np.isnan(design_columns([still], 0.2, "directional", 0.05, 0.1)["runs_at_estimate"])
     # an every-X claim's parts have estimates of their own: no projection of the row's
     assert np.isnan(design_columns([design, design], 0.2, "directional", 0.05, 0.1)[
         "runs_at_estimate"])  # fmt: skip

@@ -415,10 +415,12 @@ class Design:
         half-width below the distance to the nearest verdict's bound (0 for holds and
         fails, ``margin - |estimate|`` for negligible; an equivalence claim:
         ``margin - |estimate|`` for comparable, ``|estimate| - margin`` for not
-        comparable)."""
-        if not (np.isfinite(margin) and margin > 0 and np.isfinite(estimate)) or runs < 2:
-            return False
+        comparable); False where :meth:`power` is NaN (no margin, no variance, one run)."""
         se, df = self.se(runs, samples)
+        if not (np.isfinite(margin) and margin > 0 and np.isfinite(estimate)):
+            return False
+        if se <= 0 or runs < 2:
+            return False
         size = abs(estimate)
         room = abs(size - margin) if kind == EQUIVALENCE else max(size, margin - size)
         return bool(stats.t.ppf(1 - alpha / 2, df) * se < room)
